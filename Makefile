@@ -1,0 +1,57 @@
+# Two commands do everything on a fresh machine with python3:
+#   make test       install into .venv, then check notebooks clean + library in sync, nbdev-test, pytest
+#   make reproduce  install into .venv, then run the main job (tables and figures under figures/)
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+# Workers for nbdev-test (the CI machine has 2 cores)
+NB_WORKERS ?= 2
+
+.PHONY: install test test-nbs test-py check-sync reproduce lab docs bench clean-cache help
+
+help:
+	@echo "make test | make reproduce | make lab | make docs | make bench"
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip setuptools wheel
+	# torch is pinned; on these machines 2.13.0 resolves to the CPU wheel
+	$(BIN)/python -m pip install -q --disable-pip-version-check torch==2.13.0
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name checkeval --display-name "Python (checkeval)" >/dev/null
+	touch $(STAMP)
+
+install: $(STAMP)
+
+check-sync: $(STAMP)
+	@# notebooks clean and the library in sync: both commands must leave the tree unchanged
+	@before=$$( (git status --porcelain -- nbs checkeval; git diff -- nbs checkeval) | md5sum); \
+	$(BIN)/nbdev-clean && $(BIN)/nbdev-export; \
+	after=$$( (git status --porcelain -- nbs checkeval; git diff -- nbs checkeval) | md5sum); \
+	if [ "$$before" != "$$after" ]; then \
+	  echo "ERROR: nbdev-clean / nbdev-export changed files: notebooks not clean or library out of sync:"; \
+	  git status --short -- nbs checkeval; git diff --stat -- nbs checkeval; exit 1; fi
+	@echo "notebooks clean, library in sync"
+
+test-nbs: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/nbdev-test --n-workers $(NB_WORKERS)
+
+test-py: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q tests
+
+test: $(STAMP) check-sync test-nbs test-py
+
+reproduce: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/checkeval reproduce $(REPRODUCE_ARGS)
+
+lab: $(STAMP)
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,lab]'
+	cd nbs && ../$(BIN)/jupyter lab
+
+bench: $(STAMP)
+	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean-cache:
+	rm -rf data/cache
