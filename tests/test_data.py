@@ -376,3 +376,15 @@ def test_derived_recipes_reproduce_the_mirror(tmp_path, monkeypatch):
             assert p == tmp_path/'cache'/'raw'/e.path
         assert len(data.load_benchmark('summeval')) == 1600
     finally: data.clear_caches()
+
+def test_outside_a_checkout_uses_packaged_catalog_and_home_cache(monkeypatch, tmp_path):
+    monkeypatch.setattr(data, 'repo_root', lambda: None)
+    for k in (data.ENV_MIRROR, data.ENV_CACHE, data.ENV_CATALOG): monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv('HOME', str(tmp_path))
+    data.clear_caches()
+    try:
+        assert data.catalog_path() == Path(data.__file__).resolve().parent/'resources'/'catalog.json'
+        assert data.cache_dir() == tmp_path/'.cache'/'checkeval'/'raw'
+        assert data.mirror_dir() is None
+        assert len(data.manifest()) == len(json.loads(data.catalog_path().read_text())['files'])
+    finally: data.clear_caches()
