@@ -1,0 +1,56 @@
+"`checkeval data list|check|show` and the error a user sees when no data can be found."
+import os, subprocess, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, '-m', 'checkeval.cli']
+
+
+def run(args, env=None, **kw):
+    e = {**os.environ, 'HF_HUB_OFFLINE': '1', **(env or {})}
+    return subprocess.run(CLI + args, cwd=ROOT, capture_output=True, text=True, env=e, timeout=300, **kw)
+
+
+def test_data_list_names_every_benchmark():
+    r = run(['data', 'list'])
+    assert r.returncode == 0, r.stderr
+    for b in ('summeval', 'topical_chat', 'qags_cnndm', 'qags_xsum', 'hanna', 'legal_sts', 'sfres', 'sfhot', 'newsroom', 'ellipse', 'mt_bench'):
+        assert b in r.stdout, b
+    assert 'https://raw.githubusercontent.com/' in r.stdout or 'sha256' in r.stdout
+
+
+def test_data_check_verifies_every_file(tmp_path):
+    r = run(['data', 'check', '--quiet', '--format', 'json'], env={'CHECKEVAL_CACHE': str(tmp_path)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    import json
+    rows = json.loads(r.stdout)
+    assert len(rows) >= 100 and all(x['status'] == 'ok' for x in rows)
+    assert f'{len(rows)}/{len(rows)} files verified' in r.stderr
+
+
+def test_data_show_items():
+    r = run(['data', 'show', 'summeval', '-n', '2', '--format', 'json'])
+    assert r.returncode == 0, r.stderr
+    import json
+    rows = json.loads(r.stdout)
+    assert len(rows) == 2 and rows[0]['group_id'] == rows[1]['group_id']
+
+
+def test_empty_mirror_no_network_names_dataset_and_url(tmp_path):
+    empty = tmp_path / 'empty'; empty.mkdir()
+    env = {'CHECKEVAL_DATA_MIRROR': str(empty), 'CHECKEVAL_CACHE': str(tmp_path / 'cache'),
+           'CHECKEVAL_DOWNLOAD_TIMEOUT': '5', 'http_proxy': 'http://127.0.0.1:9', 'https_proxy': 'http://127.0.0.1:9',
+           'HTTP_PROXY': 'http://127.0.0.1:9', 'HTTPS_PROXY': 'http://127.0.0.1:9'}
+    r = run(['data', 'show', 'summeval'], env=env)
+    assert r.returncode == 2
+    err = r.stderr
+    assert 'Traceback' not in err
+    assert 'summeval' in err and 'https://' in err, err
+    # nothing half-downloaded is left in the cache
+    leftovers = [p for p in (tmp_path / 'cache').rglob('*') if p.is_file() and p.name != '.verified.json']
+    assert leftovers == []
+
+
+def test_unknown_benchmark_is_a_clear_error():
+    r = run(['data', 'show', 'no_such_benchmark'])
+    assert r.returncode == 2 and 'no_such_benchmark' in r.stderr and 'Traceback' not in r.stderr
