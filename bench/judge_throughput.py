@@ -1,0 +1,108 @@
+"""Throughput of the judge engine against a local OpenAI-compatible server.
+
+2,000 chat requests against `python -m checkeval.testing.server` with 50 ms latency per request
+and at most 32 served at once. Measured in one run:
+
+* engine: `checkeval.judges.OpenAIJudge` (max_concurrency 32, fresh cache), then the same
+  requests again (must be answered from the cache with zero server requests);
+* unbounded: `asyncio.gather` over every request with the official async client (default settings);
+* sequential: a plain loop with the official sync client, on the first `--sequential-n` requests
+  (default 200; `--sequential-n 2000` measures all of them, about 100 s). The JSON states what
+  was measured; nothing is extrapolated.
+
+Lower bound: 2000 * 0.05 / 32 s. ratio = engine wall / bound. The last stdout line is one JSON object.
+"""
+import argparse, asyncio, json, os, subprocess, sys, tempfile, time, urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def start_server(latency_ms, max_conc):
+    p = subprocess.Popen([sys.executable, '-m', 'checkeval.testing.server', '--port', '0', '--latency-ms', str(latency_ms),
+                          '--max-concurrency', str(max_conc)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    line = p.stdout.readline().strip()
+    if not line.startswith('listening on '): p.kill(); raise RuntimeError(f'server did not start: {line!r}')
+    return p, line.split()[-1]
+
+
+def stats(url, reset=False):
+    base = url.rsplit('/v1', 1)[0]
+    if reset:
+        urllib.request.urlopen(urllib.request.Request(base + '/stats/reset', data=b'{}', method='POST')).read()
+    return json.loads(urllib.request.urlopen(base + '/stats').read())
+
+
+def messages(i): return [{'role': 'user', 'content': f'Request {i}: is the summary coherent? Answer yes or no.'}]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--n', type=int, default=2000)
+    ap.add_argument('--latency-ms', type=float, default=50)
+    ap.add_argument('--max-concurrency', type=int, default=32)
+    ap.add_argument('--sequential-n', type=int, default=200)
+    ap.add_argument('--skip-unbounded', action='store_true')
+    a = ap.parse_args()
+    from openai import OpenAI, AsyncOpenAI
+    from checkeval.judges import OpenAIJudge, JudgeRequest
+
+    srv, url = start_server(a.latency_ms, a.max_concurrency)
+    out = dict(bench='judge_throughput', n=a.n, latency_ms=a.latency_ms, server_max_concurrency=a.max_concurrency,
+               bound_s=round(a.n * a.latency_ms / 1000 / a.max_concurrency, 4), cpu_count=os.cpu_count())
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            reqs = [JudgeRequest(messages=messages(i), max_tokens=4) for i in range(a.n)]
+            j = OpenAIJudge('bench', model='local', base_url=url, cache=Path(d) / 'cache.sqlite',
+                            max_concurrency=a.max_concurrency, progress=False)
+            stats(url, reset=True)
+            t0 = time.perf_counter(); rs = j.generate(reqs); wall = time.perf_counter() - t0
+            st = stats(url)
+            out['engine'] = dict(wall_s=round(wall, 3), completed=sum(r.ok for r in rs), failed=sum(not r.ok for r in rs),
+                                 server_answered=st['answered'], server_max_in_flight=st['max_in_flight'],
+                                 duplicates=sum(v - 1 for v in st['by_key'].values()))
+            out['ratio'] = round(wall / out['bound_s'], 4)
+            stats(url, reset=True)
+            t0 = time.perf_counter(); rs2 = j.generate(reqs); wall2 = time.perf_counter() - t0
+            st = stats(url)
+            out['engine_rerun_from_cache'] = dict(wall_s=round(wall2, 3), completed=sum(r.ok for r in rs2), cached=sum(r.cached for r in rs2),
+                                                  server_requests=st['received'],
+                                                  identical=[r.text for r in rs] == [r.text for r in rs2])
+
+        if not a.skip_unbounded:
+            async def unbounded():
+                c = AsyncOpenAI(base_url=url, api_key='not-needed')
+                async def one(i):
+                    r = await c.chat.completions.create(model='local', messages=messages(i), max_tokens=4)
+                    return r.choices[0].message.content
+                res = await asyncio.gather(*(one(i) for i in range(a.n)), return_exceptions=True)
+                await c.close()
+                return res
+            stats(url, reset=True)
+            t0 = time.perf_counter(); res = asyncio.run(unbounded()); wall = time.perf_counter() - t0
+            errs = [r for r in res if isinstance(r, BaseException)]
+            out['unbounded_gather'] = dict(wall_s=round(wall, 3), completed=len(res) - len(errs), failed=len(errs),
+                                           errors=sorted({type(e).__name__ for e in errs}), server_answered=stats(url)['answered'],
+                                           ratio=round(wall / out['bound_s'], 4))
+
+        m = min(a.sequential_n, a.n)
+        c = OpenAI(base_url=url, api_key='not-needed')
+        stats(url, reset=True)
+        ok = bad = 0
+        t0 = time.perf_counter()
+        for i in range(m):
+            try: c.chat.completions.create(model='local', messages=messages(i), max_tokens=4); ok += 1
+            except Exception: bad += 1
+        wall = time.perf_counter() - t0
+        out['sequential'] = dict(measured_requests=m, wall_s=round(wall, 3), completed=ok, failed=bad,
+                                 note='measured on the first %d of %d requests; not extrapolated' % (m, a.n) if m < a.n else 'all requests')
+        out['goal'] = dict(ratio_max=1.15, met=out['ratio'] <= 1.15 and out['engine']['failed'] == 0
+                           and out['engine_rerun_from_cache']['server_requests'] == 0)
+    finally:
+        srv.terminate(); srv.wait(10)
+    print(json.dumps(out))
+
+
+if __name__ == '__main__':
+    main()
