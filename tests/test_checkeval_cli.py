@@ -1,0 +1,87 @@
+"`checkeval evaluate --method checkeval` end to end with the tiny judge (plumbing): records, failures as nulls, cache, construction."
+import json, os, subprocess, sys
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, '-m', 'checkeval.cli']
+
+
+@pytest.fixture(scope='module')
+def env(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('checkeval')
+    return {**os.environ, 'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1', 'CHECKEVAL_PROGRESS': '0',
+            'CHECKEVAL_RUNS': str(tmp/'runs'), 'CHECKEVAL_CACHE': str(tmp/'cache')}
+
+
+def run(args, env, cmd=CLI):
+    r = subprocess.run(cmd + args, cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout
+
+
+def read(run_dir):
+    p = Path(run_dir)
+    rows = lambda f: [json.loads(l) for l in (p/f).read_text().splitlines() if l.strip()]
+    arts = {f.stem: json.loads(f.read_text()) for f in (p/'artifacts').glob('*.json')}
+    return rows('answers.jsonl'), rows('judgments.jsonl'), json.loads((p/'meta.json').read_text()), arts
+
+
+def check_answers(answers):
+    for a in answers:
+        assert a['method'] == 'checkeval' and a['judge'] == 'tiny' and a['question_id'] and a['meta']['question']
+        assert a['prompt_tokens'] > 0 and a['completion_tokens'] is not None and a['latency_s'] is not None and len(a['cache_key']) == 64
+        if a['status'] == 'ok': assert a['value'] in (0.0, 1.0)
+        else: assert a['value'] is None and a['status']      # a failure is a null with its reason, never a "no"
+
+
+def test_summeval_records_and_resume(env):
+    args = ['evaluate', '--method', 'checkeval', '--benchmark', 'summeval', '--judge', 'tiny', '--limit', '2',
+            '--dimensions', 'coherence', 'fluency', '-o', 'stage=seed', '-o', 'max_tokens=6']
+    out = json.loads(run(args, env).strip().splitlines()[-1])
+    answers, judgments, meta, arts = read(out['run'])
+    assert len(answers) == 2 * (3 + 4) == out['answers']
+    check_answers(answers)
+    assert {a['sub_dimension'] for a in answers if a['dimension'] == 'fluency'} == {'Formatting', 'Grammar', 'Completeness', 'Readability'}
+    assert len(judgments) == 4
+    for j in judgments:
+        ok = [a['value'] for a in answers if a['item_id'] == j['item_id'] and a['dimension'] == j['dimension'] and a['status'] == 'ok']
+        assert j['n_answered'] == len(ok) and j['score'] == (sum(ok) / len(ok) if ok else None)
+        assert j['n_questions'] == {'coherence': 3, 'fluency': 4}[j['dimension']]
+    pf = arts['parse_failures']
+    assert set(pf) == {'tiny|coherence', 'tiny|fluency'}
+    assert pf['tiny|fluency']['n_answers'] == 8 and 0 <= pf['tiny|fluency']['failure_rate'] <= 1
+    assert meta['parse_failure_rate'] == sum(a['status'] != 'ok' for a in answers) / len(answers)
+    assert set(arts['checklists']) == {'coherence', 'fluency'}
+    assert meta['usage']['requests'] == 2 * (3 + 4) == meta['usage']['sent']   # one prompt per sub-dimension
+    # a second identical run makes no new judge call and writes the same records
+    again = json.loads(run(args, env).strip().splitlines()[-1])
+    assert again['usage']['sent'] == 0 and again['usage']['cached'] == again['usage']['requests'] > 0
+    answers2, *_ = read(again['run'])
+    assert [(a['cache_key'], a['value'], a['status']) for a in answers2] == [(a['cache_key'], a['value'], a['status']) for a in answers]
+
+
+def test_topical_chat_build_then_evaluate(env):
+    args = ['evaluate', '--method', 'checkeval', '--benchmark', 'topical_chat', '--judge', 'tiny', '--limit', '1',
+            '--dimensions', 'naturalness', 'understandability', '-o', 'checklist=build', '-o', 'build_max_tokens=8', '-o', 'max_tokens=6',
+            '-o', 'granularity=dimension']
+    out = json.loads(run(args, env).strip().splitlines()[-1])
+    answers, judgments, meta, arts = read(out['run'])
+    rep = arts['construction']['dimensions']['naturalness']
+    # tiny's lists are garbage: recorded as failures; the filter failed, so the checklist is the seeds
+    assert rep['counts']['seed'] == 5 and rep['counts']['final'] == 5 + rep['counts']['diversification'] + rep['counts']['elaboration'] - rep['counts']['removed by filter']
+    assert rep['diversification']['failures'] and rep['elaboration']['failures'] and rep['filter']['status'] in ('ok', 'failed')
+    assert 'understandability' in arts['skipped_dimensions']
+    assert len(answers) == rep['counts']['final'] and {a['meta']['n_in_prompt'] for a in answers} == {rep['counts']['final']}
+    check_answers(answers)
+
+
+def test_build_entry_point(env, tmp_path):
+    out = run(['build', '--benchmark', 'summeval', '--judge', 'tiny', '--dimensions', 'relevance', '--out', str(tmp_path/'built'), '--max-tokens', '8'],
+              env, [sys.executable, '-m', 'checkeval.methods.checkeval'])
+    assert 'removed by filter' in out
+    from checkeval.methods.checkeval import load_checklist
+    cl = load_checklist(tmp_path/'built'/'relevance.yaml')
+    assert cl.dimension.name == 'relevance' and cl.stage_counts().get('seed') == 5
+    rep = json.loads((tmp_path/'built'/'construction.json').read_text())
+    assert set(rep['dimensions']['relevance']) >= {'seed', 'diversification', 'elaboration', 'pool', 'filter', 'final', 'counts'}
