@@ -57,9 +57,13 @@ def main():
             j = OpenAIJudge('bench', model='local', base_url=url, cache=Path(d) / 'cache.sqlite',
                             max_concurrency=a.max_concurrency, progress=False)
             stats(url, reset=True)
+            out['load_avg_before'] = os.getloadavg()[0]
+            c0 = time.process_time()
             t0 = time.perf_counter(); rs = j.generate(reqs); wall = time.perf_counter() - t0
+            cpu = time.process_time() - c0
             st = stats(url)
-            out['engine'] = dict(wall_s=round(wall, 3), completed=sum(r.ok for r in rs), failed=sum(not r.ok for r in rs),
+            out['engine'] = dict(wall_s=round(wall, 3), client_cpu_ms_per_request=round(cpu / a.n * 1000, 3),
+                                 completed=sum(r.ok for r in rs), failed=sum(not r.ok for r in rs),
                                  server_answered=st['answered'], server_max_in_flight=st['max_in_flight'],
                                  duplicates=sum(v - 1 for v in st['by_key'].values()))
             out['ratio'] = round(wall / out['bound_s'], 4)
@@ -97,6 +101,9 @@ def main():
         wall = time.perf_counter() - t0
         out['sequential'] = dict(measured_requests=m, wall_s=round(wall, 3), completed=ok, failed=bad,
                                  note='measured on the first %d of %d requests; not extrapolated' % (m, a.n) if m < a.n else 'all requests')
+        out['load_avg_after'] = os.getloadavg()[0]
+        out['machine_note'] = ('client and server share this machine (%d cores) with other work; the load averages say how '
+                               'contended it was; the engine needs client_cpu_ms_per_request of CPU per request' % os.cpu_count())
         out['goal'] = dict(ratio_max=1.15, met=out['ratio'] <= 1.15 and out['engine']['failed'] == 0
                            and out['engine_rerun_from_cache']['server_requests'] == 0)
     finally:
