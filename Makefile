@@ -48,7 +48,7 @@ reproduce: $(STAMP)
 
 lab: $(STAMP)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,lab]'
-	cd nbs && ../$(BIN)/jupyter lab
+	cd nbs && ../$(BIN)/jupyter lab --MappingKernelManager.default_kernel_name=checkeval
 
 # The docs site: nbdev-processed notebooks (signatures and docstrings expanded) rendered to _site/
 # without Quarto (checkeval.site); `nbdev-docs` still works where Quarto is installed.
