@@ -144,7 +144,10 @@ def level_correlations(metric, human, groups=None, systems=None, level:str='samp
 
     Returns one row per statistic: `level, statistic, value, ci_low, ci_high, n, n_skipped`, where `n` is
     the number of items (sample/turn), valid groups (summary) or systems (system) and `n_skipped` the
-    groups left out because a side was constant (summary) or items with a missing value (sample/turn)."""
+    items with a missing value (sample/turn), the groups left out because a side was constant or they had
+    fewer than two complete pairs (summary), or the systems without a complete pair (system).
+    When nothing is left (every score missing, e.g. a run whose answers all failed to parse) each
+    statistic gets `value` NaN and `n` 0 rather than an error."""
     if level not in LEVELS: raise ValueError(f'unknown level {level!r}; expected one of {LEVELS}')
     x, y = np.asarray(metric, float), np.asarray(human, float)
     if x.shape != y.shape: raise ValueError(f'metric and human differ in length: {len(x)} vs {len(y)}')
@@ -153,10 +156,16 @@ def level_correlations(metric, human, groups=None, systems=None, level:str='samp
     keep = ~(np.isnan(x) | np.isnan(y))
     n_missing = int((~keep).sum())
     x, y = x[keep], y[keep]
+    n_groups_all = len(pd.unique(np.asarray(groups))) if groups is not None else 0
     g_codes = pd.factorize(np.asarray(groups)[keep])[0] if groups is not None else None
     rng, alpha = np.random.default_rng(seed), 1 - ci
     rows = []
-    if level in ('sample', 'turn'):
+    if not keep.any():   # nothing to correlate: report it, do not fail
+        if level == 'system' and systems is None: raise ValueError("level 'system' needs systems")
+        skipped = {'summary': n_groups_all, 'system': len(pd.unique(np.asarray(systems))) if systems is not None else 0}
+        rows = [dict(statistic=s, value=np.nan, ci_low=np.nan, ci_high=np.nan, n=0, n_skipped=skipped.get(level, n_missing))
+                for s in statistics]
+    elif level in ('sample', 'turn'):
         W = _boot_group_weights(g_codes.max() + 1, n_boot, rng)[:, g_codes] if n_boot else None
         for s in statistics:
             v = correlation(x, y, s)
@@ -174,10 +183,11 @@ def level_correlations(metric, human, groups=None, systems=None, level:str='samp
                 with np.errstate(invalid='ignore', divide='ignore'):
                     boot = (Wg @ np.where(valid, per, 0.)) / (Wg @ valid.astype(float))
                 lo, hi = _ci(boot, alpha)
-            rows.append(dict(statistic=s, value=v, ci_low=lo, ci_high=hi, n=int(valid.sum()), n_skipped=int(G - valid.sum())))
+            rows.append(dict(statistic=s, value=v, ci_low=lo, ci_high=hi, n=int(valid.sum()), n_skipped=int(n_groups_all - valid.sum())))
     else:  # system
         if systems is None: raise ValueError("level 'system' needs systems")
         s_codes, s_names = pd.factorize(np.asarray(systems)[keep])
+        n_sys_all = len(pd.unique(np.asarray(systems)))
         G, S = g_codes.max() + 1, len(s_names)
         sums_x, sums_y, cnt = (np.zeros((G, S)) for _ in range(3))
         np.add.at(sums_x, (g_codes, s_codes), x); np.add.at(sums_y, (g_codes, s_codes), y); np.add.at(cnt, (g_codes, s_codes), 1)
@@ -190,8 +200,9 @@ def level_correlations(metric, human, groups=None, systems=None, level:str='samp
         for s in statistics:
             v = correlation(mx, my, s)
             lo, hi = _ci(ROW_FUNCS[s](bx, by), alpha) if n_boot else (np.nan, np.nan)
-            rows.append(dict(statistic=s, value=v, ci_low=lo, ci_high=hi, n=S, n_skipped=0))
-    return pd.DataFrame(rows).assign(level=level)[['level', 'statistic', 'value', 'ci_low', 'ci_high', 'n', 'n_skipped']]
+            rows.append(dict(statistic=s, value=v, ci_low=lo, ci_high=hi, n=S, n_skipped=n_sys_all - S))
+    cols = ['level', 'statistic', 'value', 'ci_low', 'ci_high', 'n', 'n_skipped']
+    return pd.DataFrame(rows, columns=cols[1:]).assign(level=level)[cols]
 
 # %% ../nbs/20_metaeval.ipynb #b036003b
 def williams_test(r12:float, r13:float, r23:float, n:int) -> dict:
@@ -277,7 +288,8 @@ def correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('summary',), stat
 
     `frame` needs `score, human, group_id, system_id` plus the key columns (missing keys default to
     `default`/`none`). With `average`, each (benchmark, method, variant, judge, level, statistic) also
-    gets a row with dimension `average`: the mean over dimensions (CIs not averaged; n = dimensions)."""
+    gets a row with dimension `average`: the mean over the dimensions that have a value (CIs not averaged;
+    n = those dimensions). A key whose scores are all missing gets rows with value NaN and n = 0."""
     f = frame.copy()
     for k, d in dict(benchmark='none', method='none', variant='default', judge='none', dimension='none').items():
         if k not in f.columns: f[k] = d
@@ -291,7 +303,7 @@ def correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('summary',), stat
     res = pd.DataFrame(pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=CORRELATION_COLUMNS))
     if average and len(res):
         gk = [k for k in keys if k != 'dimension'] + ['level', 'statistic']
-        avg = res.groupby(gk, sort=False).agg(value=('value', 'mean'), n=('value', 'size'),
+        avg = res.groupby(gk, sort=False).agg(value=('value', 'mean'), n=('value', 'count'),
                                               _k=('dimension', 'nunique')).reset_index()
         avg = avg[avg._k > 1].drop(columns='_k').assign(dimension='average', ci_low=np.nan, ci_high=np.nan)
         res = pd.concat([res, avg], ignore_index=True)
