@@ -139,22 +139,25 @@ def lexical_rows(benchmarks:Sequence[str]=LEXICAL_BENCHMARKS, n_boot:int=0) -> p
     from checkeval.lexical import lexical_correlation_rows
     return pd.concat([lexical_correlation_rows(b, n_boot=n_boot) for b in benchmarks], ignore_index=True)
 
-def write_tables(out_dir:str|Path='figures/tables', n_boot:int=1000, benchmarks:Sequence[str]=LEXICAL_BENCHMARKS) -> dict[str, Path]:
-    """Compute every judge-free table (lexical baselines, recorded judgments) and write
-    `correlations.csv`, `agreement.csv` (long format) and Markdown tables under `out_dir`.
+def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequence[str]=LEXICAL_BENCHMARKS) -> dict[str, Path]:
+    """Compute every judge-free table (lexical baselines, recorded judgments), merge its rows into
+    `correlations.csv` and `agreement.csv` (long format) and write Markdown tables under `out_dir`
+    (default `figures/tables/`).
 
-    Returns the paths written. Bootstrap CIs (`n_boot` resamples of groups) are included in the CSV."""
+    The CSVs are shared with the other writers (paper notebooks): `reporting.merge_long_csv` replaces
+    only the rows whose key is written here and keeps every other row. Returns the paths written.
+    Bootstrap CIs (`n_boot` resamples of groups) are included in the CSV."""
     from checkeval.lexical import compare_published_summeval
-    out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
+    from checkeval.reporting import merge_long_csv, figures_root
+    out = Path(out_dir) if out_dir is not None else figures_root()/'tables'
+    out.mkdir(parents=True, exist_ok=True)
     lex = lexical_rows(benchmarks, n_boot=n_boot)
     uni_rows, uni_table = unieval_topical_chat(n_boot=n_boot)
     ce_rows, ce_table = check_eval_legal(n_boot=n_boot)
     h_corr, h_agree, h_summary = hanna_llm(n_boot=0)
     corr = pd.concat([lex, uni_rows, ce_rows, h_corr], ignore_index=True)[CORRELATION_COLUMNS]
     agree = h_agree[AGREEMENT_COLUMNS]
-    paths = dict(correlations=out / 'correlations.csv', agreement=out / 'agreement.csv')
-    corr.to_csv(paths['correlations'], index=False, float_format='%.6g')
-    agree.to_csv(paths['agreement'], index=False, float_format='%.6g')
+    paths = dict(correlations=merge_long_csv(corr, 'correlations', out), agreement=merge_long_csv(agree, 'agreement', out))
     md = ['# Judge-free tables', '',
           'Computed by `checkeval.recorded.write_tables` from the data mirror; no LLM judge was called.',
           'Lexical metrics: judge `none`. Recorded judgments: UniEval (released predictions), Check-Eval run by its authors with',
