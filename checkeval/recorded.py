@@ -13,9 +13,8 @@ from .metaeval import (correlation_rows, agreement_rows, attach_human, human_fra
                                 CORRELATION_COLUMNS, AGREEMENT_COLUMNS, STATISTICS)
 
 # %% auto #0
-__all__ = ['TOPICAL_CHAT_DIMENSIONS', 'PUBLISHED_UNIEVAL_TOPICAL_CHAT', 'CHECK_EVAL_PUBLISHED_TABLE1', 'HANNA_DIMENSIONS',
-           'LEXICAL_BENCHMARKS', 'unieval_topical_chat', 'check_eval_legal_scores', 'check_eval_legal',
-           'hanna_llm_frame', 'hanna_llm', 'lexical_rows', 'write_tables']
+__all__ = ['TOPICAL_CHAT_DIMENSIONS', 'PUBLISHED_UNIEVAL_TOPICAL_CHAT', 'HANNA_DIMENSIONS', 'LEXICAL_BENCHMARKS',
+           'unieval_topical_chat', 'check_eval_legal', 'hanna_llm_frame', 'hanna_llm', 'lexical_rows', 'write_tables']
 
 # %% ../nbs/22_recorded.ipynb #92f15d2e
 TOPICAL_CHAT_DIMENSIONS = ('naturalness', 'coherence', 'engagingness', 'groundedness')
@@ -43,48 +42,15 @@ def unieval_topical_chat(dimensions:Sequence[str]=TOPICAL_CHAT_DIMENSIONS, n_boo
     return rows, table.reset_index()
 
 # %% ../nbs/22_recorded.ipynb #0b7d8eac
-CHECK_EVAL_PUBLISHED_TABLE1 = {  # Check-Eval Table 1 (Pearson, Spearman) by the paper's column labels
-    'reference': dict(consistency=(0.45, 0.52), relevance=(0.58, 0.63), coherence=(0.49, 0.57), fluency=(0.16, 0.139), average=(0.56, 0.61)),
-    'candidate': dict(consistency=(0.55, 0.62), relevance=(0.58, 0.59), coherence=(0.55, 0.55), fluency=(0.25, 0.14), average=(0.62, 0.62)),
-    'f1':        dict(consistency=(0.47, 0.51), relevance=(0.58, 0.58), coherence=(0.51, 0.53), fluency=(0.28, 0.17), average=(0.58, 0.59)),
-}
-
-def check_eval_legal_scores() -> pd.DataFrame:
-    "One row per (pair, criterion): recall (reference), precision (candidate), F1 and the expert score."
-    from checkeval.data import load_check_eval_legal, CHECK_EVAL_CRITERIA
-    out = []
-    for c in CHECK_EVAL_CRITERIA:
-        r, p = load_check_eval_legal(c, 'reference'), load_check_eval_legal(c, 'candidate')
-        m = r[['item_id', 'score', 'expert', 'heuristic']].merge(p[['item_id', 'score']], on='item_id', suffixes=('_reference', '_candidate'), validate='1:1')
-        s = m.score_reference + m.score_candidate
-        m['score_f1'] = np.where(s > 0, 2 * m.score_reference * m.score_candidate / s.where(s > 0, 1), 0.0)
-        out.append(m.assign(criterion=c))
-    return pd.concat(out, ignore_index=True)
-
 def check_eval_legal(statistics:Sequence[str]=('pearson', 'spearman'), n_boot:int=0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Correlations of Check-Eval's recorded scores with the legal experts: (long rows, readable table).
+    """Correlations of Check-Eval's recorded scores with the legal experts: (long rows, comparison with the paper).
 
-    Rows per criterion for each variant (`reference`, `candidate`, `f1`), plus dimension `average`
-    computed as the paper does: the correlation of the per-pair mean score over the four criteria
-    (not the mean of the four correlations)."""
-    sc = check_eval_legal_scores()
-    long = []
-    for v in ('reference', 'candidate', 'f1'):
-        f = sc.rename(columns={f'score_{v}': 'score', 'expert': 'human'})
-        per = f.assign(group_id=f.item_id, system_id='none', benchmark='legal_sts', method='keypoint', variant=v,
-                       judge='gpt-4-turbo', dimension=f.criterion)
-        mean = per.groupby('item_id', as_index=False).agg(score=('score', 'mean'), human=('human', 'first')).assign(
-            group_id=lambda d: d.item_id, system_id='none', benchmark='legal_sts', method='keypoint', variant=v, judge='gpt-4-turbo',
-            dimension='average')
-        long.append(correlation_rows(pd.concat([per, mean]), levels=['sample'], statistics=statistics, n_boot=n_boot, average=False))
-    rows = pd.concat(long, ignore_index=True)
-    t = rows.pivot_table(index=['variant', 'dimension'], columns='statistic', values='value', sort=False)[list(statistics)].reset_index()
-    # the paper's columns: its "relevance" values are our coherence file and vice versa (see below)
-    paper_label = {'coherence': 'relevance', 'relevance': 'coherence'}
-    for i, s in enumerate(statistics[:2]):
-        t[f'{s}_published_same_name'] = [CHECK_EVAL_PUBLISHED_TABLE1[v][d][i] for v, d in zip(t.variant, t.dimension)]
-        t[f'{s}_published_swapped'] = [CHECK_EVAL_PUBLISHED_TABLE1[v][paper_label.get(d, d)][i] for v, d in zip(t.variant, t.dimension)]
-    return rows, t
+    Long rows per criterion and `average` for the variants `reference`, `candidate` and `f1`
+    (`keypoint.legal_sts_table`); the comparison is `keypoint.compare_legal_sts_table`: the printed pair
+    per paper column next to the recomputed one, and which recomputed criterion it matches (`holds`)."""
+    from checkeval.methods.keypoint import legal_sts_table, compare_legal_sts_table
+    rows = legal_sts_table(statistics=statistics, n_boot=n_boot)
+    return rows, compare_legal_sts_table(rows)
 
 # %% ../nbs/22_recorded.ipynb #7fc048cc
 HANNA_DIMENSIONS = ('relevance', 'coherence', 'empathy', 'surprise', 'engagement', 'complexity')
@@ -172,8 +138,9 @@ def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequenc
            _md(compare_published_summeval(lex[lex.benchmark == 'summeval'])), '']
     md += ['## UniEval on Topical-Chat (turn level; released predictions; judge: none)', '', _md(uni_table), '',
            'published_1st/2nd: the two numbers per dimension in SEAL Table 5 (from the UniEval paper).', '']
-    md += ['## Check-Eval on legal STS (judge: gpt-4-turbo; expert scores; 32 pairs)', '', _md(ce_table), '',
-           '`*_published_swapped`: Check-Eval Table 1 with its Relevance and Coherence columns exchanged, which is how the released runs reproduce it.', '']
+    md += [f'## Check-Eval on legal STS (judge: {ce_rows.judge.iloc[0]}; expert scores; 32 pairs)', '', _md(ce_table), '',
+           '`paper_*`: Check-Eval Table 1 as printed, per paper column; `holds`: the recomputed criterion whose Pearson and Spearman '
+           'both round to the printed pair (the paper\'s Relevance and Coherence columns are exchanged).', '']
     md += ['## HANNA LLM ratings (method likert_direct; judges as named)', '', _md(h_summary), '',
            '## HANNA LLM agreement (Krippendorff alpha, interval, per story)', '',
            _md(agree[agree.dimension == 'average'][['judge_group', 'statistic', 'value', 'n_judges', 'n_units']]), '']

@@ -9,6 +9,7 @@ if not all(data.available(p) for p in ('judgments/check_eval_legal_sts_gpt-4-tur
 from checkeval import recorded
 from checkeval.metaeval import CORRELATION_COLUMNS, AGREEMENT_COLUMNS
 from checkeval.reporting import merge_long_csv
+from checkeval.methods.keypoint import RECORDED_LEGAL_JUDGE
 
 
 def _fake_hanna(levels=('sample', 'system'), n_boot=0):
@@ -27,7 +28,7 @@ def test_write_tables_keeps_other_writers_rows(tmp_path, monkeypatch):
     other = pd.DataFrame([dict(benchmark='summeval', method='geval', variant='default', judge='gpt-4o', dimension='coherence',
                                level='summary', statistic='kendall', value=0.42, ci_low=np.nan, ci_high=np.nan, n=100)])
     # a row with a key that write_tables produces (Check-Eval F1 on legal STS), holding a wrong value
-    stale = pd.DataFrame([dict(benchmark='legal_sts', method='keypoint', variant='f1', judge='gpt-4-turbo', dimension='average',
+    stale = pd.DataFrame([dict(benchmark='legal_sts', method='keypoint', variant='f1', judge=RECORDED_LEGAL_JUDGE, dimension='average',
                                level='sample', statistic='pearson', value=-9.0, ci_low=np.nan, ci_high=np.nan, n=1)])
     merge_long_csv(pd.concat([other, stale]), 'correlations', tmp_path)
     other_ag = pd.DataFrame([dict(benchmark='summeval', method='checkeval', judge_group='open', dimension='coherence', unit='question',
@@ -44,7 +45,7 @@ def test_write_tables_keeps_other_writers_rows(tmp_path, monkeypatch):
     f1 = c[(c.benchmark == 'legal_sts') & (c.method == 'keypoint') & (c.variant == 'f1') & (c.dimension == 'average') & (c.statistic == 'pearson')]
     assert len(f1) == 1 and abs(f1.value.item() - 0.58) < 0.0051 and f1.n.item() == 32
     # its own rows are all there: lexical (judge none), UniEval, Check-Eval, HANNA
-    assert {'none', 'gpt-4-turbo', 'chatgpt'} <= set(c.judge)
+    assert {'none', RECORDED_LEGAL_JUDGE, 'chatgpt'} <= set(c.judge)
     assert {'legal_sts', 'topical_chat', 'hanna'} <= set(c.benchmark)
     assert set(a.benchmark) == {'summeval', 'hanna'}
     # a rerun changes nothing (keyed merge, sorted rows)

@@ -14,10 +14,10 @@ from ..runs import MethodResult, make_answer, register_method, variant_name
 
 # %% auto #0
 __all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'CHECKLIST_SCHEMA', 'MODES', 'PAPER_MODE', 'PAPER_LANGUAGE',
-           'VARIANT_COLUMNS', 'PAPER_LEGAL_TABLE1', 'criterion_definitions', 'answers_schema', 'ReplyError',
-           'parse_checklist', 'parse_checklist_answers', 'checklist_request', 'evaluation_request', 'f1_score',
-           'resolve_options', 'run_keypoint', 'recorded_legal_scores', 'keypoint_correlations', 'legal_sts_table',
-           'compare_legal_sts_table', 'scores_from_judgments']
+           'VARIANT_COLUMNS', 'RECORDED_LEGAL_JUDGE', 'PAPER_LEGAL_TABLE1', 'criterion_definitions', 'answers_schema',
+           'ReplyError', 'parse_checklist', 'parse_checklist_answers', 'checklist_request', 'evaluation_request',
+           'f1_score', 'resolve_options', 'run_keypoint', 'recorded_legal_scores', 'keypoint_correlations',
+           'legal_sts_table', 'compare_legal_sts_table', 'scores_from_judgments']
 
 # %% ../../nbs/14_keypoint.ipynb #09e4681b
 CRITERIA = {
@@ -360,7 +360,8 @@ def recorded_legal_scores() -> 'pd.DataFrame':
     return pd.DataFrame(rows)
 
 # %% ../../nbs/14_keypoint.ipynb #5e9a6e97
-VARIANT_COLUMNS = {'reference-guided': 'recall', 'candidate-guided': 'precision', 'f1': 'f1'}
+VARIANT_COLUMNS = {'reference': 'recall', 'candidate': 'precision', 'f1': 'f1'}   # variant (as `mode`) -> score column
+RECORDED_LEGAL_JUDGE = 'gpt-4-turbo (recorded by the authors)'
 
 def keypoint_correlations(scores, human:str='expert', statistics:Sequence[str]=('pearson', 'spearman'), judge:str='unknown',
                           benchmark:str='legal_sts', n_boot:int=0, seed:int=0) -> 'pd.DataFrame':
@@ -380,18 +381,19 @@ def keypoint_correlations(scores, human:str='expert', statistics:Sequence[str]=(
     frame['group_id'] = frame['item_id']
     return correlation_rows(frame, levels=('sample',), statistics=statistics, n_boot=n_boot, seed=seed, average=False)
 
-def legal_sts_table(human:str='expert', statistics:Sequence[str]=('pearson', 'spearman'), n_boot:int=0) -> 'pd.DataFrame':
-    "Check-Eval's legal STS Table 1 recomputed from the authors' recorded GPT-4-turbo outputs (long format)."
-    return keypoint_correlations(recorded_legal_scores(), human, statistics, judge='gpt-4-turbo (recorded by the authors)', n_boot=n_boot)
+def legal_sts_table(human:str='expert', statistics:Sequence[str]=('pearson', 'spearman'), n_boot:int=0,
+                    judge:str=RECORDED_LEGAL_JUDGE) -> 'pd.DataFrame':
+    "Check-Eval's legal STS Table 1 recomputed from the authors' recorded GPT-4-turbo outputs (long format, variants `reference`, `candidate`, `f1`)."
+    return keypoint_correlations(recorded_legal_scores(), human, statistics, judge=judge, n_boot=n_boot)
 
 # %% ../../nbs/14_keypoint.ipynb #52adc157
 PAPER_LEGAL_TABLE1 = {  # (variant, column as printed) -> (pearson, spearman)
-    ('reference-guided', 'consistency'): (0.45, 0.52), ('reference-guided', 'relevance'): (0.58, 0.63),
-    ('reference-guided', 'coherence'): (0.49, 0.57), ('reference-guided', 'fluency'): (0.16, 0.139),
-    ('reference-guided', 'average'): (0.56, 0.61),
-    ('candidate-guided', 'consistency'): (0.55, 0.62), ('candidate-guided', 'relevance'): (0.58, 0.59),
-    ('candidate-guided', 'coherence'): (0.55, 0.55), ('candidate-guided', 'fluency'): (0.25, 0.14),
-    ('candidate-guided', 'average'): (0.62, 0.62),
+    ('reference', 'consistency'): (0.45, 0.52), ('reference', 'relevance'): (0.58, 0.63),
+    ('reference', 'coherence'): (0.49, 0.57), ('reference', 'fluency'): (0.16, 0.139),
+    ('reference', 'average'): (0.56, 0.61),
+    ('candidate', 'consistency'): (0.55, 0.62), ('candidate', 'relevance'): (0.58, 0.59),
+    ('candidate', 'coherence'): (0.55, 0.55), ('candidate', 'fluency'): (0.25, 0.14),
+    ('candidate', 'average'): (0.62, 0.62),
     ('f1', 'consistency'): (0.47, 0.51), ('f1', 'relevance'): (0.58, 0.58), ('f1', 'coherence'): (0.51, 0.53),
     ('f1', 'fluency'): (0.28, 0.17), ('f1', 'average'): (0.58, 0.59),
 }
