@@ -72,15 +72,15 @@ def hanna_llm(levels:Sequence[str]=('sample', 'system'), n_boot:int=0) -> tuple[
     "HANNA LLM ratings: (correlation rows, agreement rows, readable summary with failure counts)."
     from checkeval.data import load_benchmark
     d = hanna_llm_frame()
-    f = attach_human(d, human_frame(load_benchmark('hanna'))).assign(benchmark='hanna', method='likert_direct')
+    f = attach_human(d, human_frame(load_benchmark('hanna'))).assign(benchmark='hanna', method='likert')
     corr = correlation_rows(f, levels=levels, n_boot=n_boot)
     ag = []
     for v, sub in d.groupby('variant', sort=True):
-        a = agreement_rows(sub, {'all_llms': sorted(sub.judge.unique())}, unit='item', kappa=False, benchmark='hanna', method='likert_direct')
+        a = agreement_rows(sub, {'all_llms': sorted(sub.judge.unique())}, unit='item', kappa=False, benchmark='hanna', method='likert')
         ag.append(a.assign(judge_group=f'all_llms/{v}'))
     for j, sub in d.groupby('judge', sort=True):   # self-agreement of one LLM across its four prompts
         s = sub.assign(judge=sub.variant)
-        ag.append(agreement_rows(s, {f'{j}/prompts_1-4': sorted(s.judge.unique())}, unit='item', kappa=False, benchmark='hanna', method='likert_direct'))
+        ag.append(agreement_rows(s, {f'{j}/prompts_1-4': sorted(s.judge.unique())}, unit='item', kappa=False, benchmark='hanna', method='likert'))
     agree = pd.concat(ag, ignore_index=True)
     fail = d.groupby(['judge', 'variant']).failed.agg(['sum', 'size']).rename(columns={'sum': 'failed', 'size': 'ratings'}).reset_index()
     summ = corr[(corr.dimension == 'average') & (corr.statistic == 'kendall')].pivot_table(index=['judge', 'variant'], columns='level', values='value').reset_index()
@@ -141,7 +141,7 @@ def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequenc
     md += [f'## Check-Eval on legal STS (judge: {ce_rows.judge.iloc[0]}; expert scores; 32 pairs)', '', _md(ce_table), '',
            '`paper_*`: Check-Eval Table 1 as printed, per paper column; `holds`: the recomputed criterion whose Pearson and Spearman '
            'both round to the printed pair (the paper\'s Relevance and Coherence columns are exchanged).', '']
-    md += ['## HANNA LLM ratings (method likert_direct; judges as named)', '', _md(h_summary), '',
+    md += ['## HANNA LLM ratings (method likert; judges as named)', '', _md(h_summary), '',
            '## HANNA LLM agreement (Krippendorff alpha, interval, per story)', '',
            _md(agree[agree.dimension == 'average'][['judge_group', 'statistic', 'value', 'n_judges', 'n_units']]), '']
     paths['markdown'] = out / 'judge_free.md'
