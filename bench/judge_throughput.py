@@ -4,13 +4,17 @@
 and at most 32 served at once. Measured in one run:
 
 * engine: `checkeval.judges.OpenAIJudge` (max_concurrency 32, fresh cache), then the same
-  requests again (must be answered from the cache with zero server requests);
+  requests again (must be answered from the cache with zero server requests); the official
+  client runs on its aiohttp transport when installed (`http_backend` says which; `--http-backend`
+  chooses);
 * unbounded: `asyncio.gather` over every request with the official async client (default settings);
 * sequential: a plain loop with the official sync client, on the first `--sequential-n` requests
   (default 200; `--sequential-n 2000` measures all of them, about 100 s). The JSON states what
   was measured; nothing is extrapolated.
 
-Lower bound: 2000 * 0.05 / 32 s. ratio = engine wall / bound. The last stdout line is one JSON object.
+Lower bound: 2000 * 0.05 / 32 s. ratio = engine wall / bound. Client and server share the
+machine: `client_cpu_ms_per_request` and `server_cpu_ms_per_request` (from /proc) say what each
+costs, the load averages how contended the machine was. The last stdout line is one JSON object.
 """
 import argparse, asyncio, json, os, subprocess, sys, tempfile, time, urllib.request
 from pathlib import Path
@@ -34,6 +38,13 @@ def stats(url, reset=False):
     return json.loads(urllib.request.urlopen(base + '/stats').read())
 
 
+def proc_cpu(pid) -> float:
+    "User + system CPU seconds of process `pid` (Linux /proc; NaN elsewhere)."
+    try: f = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
+    except OSError: return float('nan')
+    return (int(f[11]) + int(f[12])) / os.sysconf('SC_CLK_TCK')
+
+
 def messages(i): return [{'role': 'user', 'content': f'Request {i}: is the summary coherent? Answer yes or no.'}]
 
 
@@ -44,6 +55,7 @@ def main():
     ap.add_argument('--max-concurrency', type=int, default=32)
     ap.add_argument('--sequential-n', type=int, default=200)
     ap.add_argument('--skip-unbounded', action='store_true')
+    ap.add_argument('--http-backend', default='auto', choices=['auto', 'aiohttp', 'httpx'])
     a = ap.parse_args()
     from openai import OpenAI, AsyncOpenAI
     from checkeval.judges import OpenAIJudge, JudgeRequest
@@ -55,14 +67,16 @@ def main():
         with tempfile.TemporaryDirectory() as d:
             reqs = [JudgeRequest(messages=messages(i), max_tokens=4) for i in range(a.n)]
             j = OpenAIJudge('bench', model='local', base_url=url, cache=Path(d) / 'cache.sqlite',
-                            max_concurrency=a.max_concurrency, progress=False)
+                            max_concurrency=a.max_concurrency, progress=False, http_backend=a.http_backend)
+            out['http_backend'] = j.http_backend
             stats(url, reset=True)
             out['load_avg_before'] = os.getloadavg()[0]
-            c0 = time.process_time()
+            c0, s0 = time.process_time(), proc_cpu(srv.pid)
             t0 = time.perf_counter(); rs = j.generate(reqs); wall = time.perf_counter() - t0
-            cpu = time.process_time() - c0
+            cpu, scpu = time.process_time() - c0, proc_cpu(srv.pid) - s0
             st = stats(url)
             out['engine'] = dict(wall_s=round(wall, 3), client_cpu_ms_per_request=round(cpu / a.n * 1000, 3),
+                                 server_cpu_ms_per_request=round(scpu / a.n * 1000, 3) if scpu == scpu else None,
                                  completed=sum(r.ok for r in rs), failed=sum(not r.ok for r in rs),
                                  server_answered=st['answered'], server_max_in_flight=st['max_in_flight'],
                                  duplicates=sum(v - 1 for v in st['by_key'].values()))

@@ -15,9 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # %% auto #0
 __all__ = ['KEY_FIELDS', 'HFBackend', 'VLLM_MISSING', 'BUILTIN_JUDGES', 'repo_root', 'cache_dir', 'Constraint', 'JudgeRequest',
            'JudgeResponse', 'canonical_request', 'request_key', 'ResponseCache', 'BudgetExceeded', 'estimate_tokens',
-           'Judge', 'FunctionJudge', 'HFJudge', 'classify_error', 'parse_chat_completion', 'OpenAIJudge',
-           'submit_batch', 'collect_batch', 'vllm_sampling_kwargs', 'VLLMJudge', 'SecretInConfig', 'check_no_secrets',
-           'judges_config_path', 'load_judges_config', 'list_judges', 'get_judge']
+           'Judge', 'FunctionJudge', 'HFJudge', 'classify_error', 'parse_chat_completion', 'aiohttp_available',
+           'OpenAIJudge', 'submit_batch', 'collect_batch', 'vllm_sampling_kwargs', 'VLLMJudge', 'SecretInConfig',
+           'check_no_secrets', 'judges_config_path', 'load_judges_config', 'list_judges', 'get_judge']
 
 # %% ../nbs/03_judges.ipynb #36afb340
 def repo_root() -> Path|None:
@@ -445,14 +445,16 @@ class Judge:
             if not from_cache and cache is not None:
                 if resp.ok: buf['answers'].append((k, req, resp, self.name))
                 else: buf['failures'].append((k, req, resp.error, self.name, resp.attempts))
-                if not buf['scheduled']:   # group commit: everything finished in this loop iteration, in one transaction
-                    buf['scheduled'] = True; asyncio.get_running_loop().call_soon(flush)
             counts['cached' if from_cache else ('done' if resp.ok else 'failed')] += 1
-            bar.set_postfix(counts, refresh=False); bar.update(1)
+            buf['ticks'] += 1
+            if not buf['scheduled']:   # group commit and one progress update for everything finished in this loop iteration
+                buf['scheduled'] = True; asyncio.get_running_loop().call_soon(flush)
 
-        buf = dict(answers=[], failures=[], scheduled=False, error=None)
+        buf = dict(answers=[], failures=[], ticks=0, scheduled=False, error=None)
         def flush():
             buf['scheduled'] = False
+            if buf['ticks']:
+                bar.set_postfix(counts, refresh=False); bar.update(buf['ticks']); buf['ticks'] = 0
             if not (buf['answers'] or buf['failures']): return
             a, f = buf['answers'], buf['failures']; buf['answers'], buf['failures'] = [], []
             try: cache.write(a, f)
@@ -461,7 +463,7 @@ class Judge:
         _ACTIVE_CALLS.add(call_id)
         try: _run_coro(self._dispatch(list(pending), pending, done, owner, refresh))
         finally:
-            if cache is not None: flush()
+            flush()
             _ACTIVE_CALLS.discard(call_id)
             if cache is not None:
                 with contextlib.suppress(Exception): cache.release(owner)
@@ -501,7 +503,7 @@ class Judge:
         tasks = set()
         async def one(k, reserved):
             t0 = time.perf_counter()
-            try: resp = await self._acall(pending[k])
+            try: resp = await self._acall(pending[k], k)
             except Exception as e: resp = JudgeResponse(error=f'{type(e).__name__}: {e}')
             finally: sem.release()
             if resp.latency_s is None: resp = resp.model_copy(update={'latency_s': time.perf_counter() - t0})
@@ -541,7 +543,7 @@ class Judge:
     def _call_batch(self, requests:list[JudgeRequest]) -> list[JudgeResponse]:
         raise NotImplementedError(f'{type(self).__name__} implements neither _call_batch nor _acall')
 
-    async def _acall(self, request:JudgeRequest) -> JudgeResponse:
+    async def _acall(self, request:JudgeRequest, key:str|None=None) -> JudgeResponse:
         raise NotImplementedError
 
 # %% ../nbs/03_judges.ipynb #ca7095a6
@@ -784,10 +786,19 @@ def _retry_after(headers) -> float|None:
     with contextlib.suppress(Exception): return max(0., email.utils.parsedate_to_datetime(v).timestamp() - time.time())
     return None
 
+def _root_cause(e:BaseException) -> BaseException:
+    seen = set()
+    while e.__cause__ is not None and id(e) not in seen: seen.add(id(e)); e = e.__cause__
+    return e
+
 def classify_error(e:BaseException) -> tuple[bool, str, float|None]:
     "(retryable, reason, retry-after seconds) for an exception raised by the openai client."
     import openai
-    if isinstance(e, openai.APITimeoutError): return True, 'timeout', None
+    if isinstance(e, openai.APITimeoutError):
+        root = _root_cause(e)   # the aiohttp transport reports a dropped connection as a connect timeout
+        if not isinstance(root, TimeoutError) and (isinstance(root, OSError) or 'Disconnected' in type(root).__name__):
+            return True, f'connection error: {type(root).__name__}: {str(root)[:160]}', None
+        return True, 'timeout', None
     if isinstance(e, openai.APIConnectionError): return True, f'connection error: {e}', None
     if isinstance(e, openai.APIStatusError):
         code = e.status_code
@@ -822,6 +833,21 @@ try: from openai._base_client import httpx2 as _httpx_mod
 except ImportError: from openai._base_client import httpx as _httpx_mod
 _HTTPResponse = _httpx_mod.Response
 
+def aiohttp_available() -> bool:
+    "True when the official client can use its aiohttp transport (`pip install 'openai[aiohttp]'`)."
+    try:
+        import aiohttp, openai
+        from openai._base_client import _DefaultAioHttpClient
+        return getattr(openai, 'DefaultAioHttpClient', None) is not None and _DefaultAioHttpClient.__name__ != '_MissingAioHttpClient'
+    except ImportError: return False
+
+_SSL_CONTEXT = None
+def _ssl_context():
+    "One verifying SSL context per process (building one loads the CA bundle: tens of milliseconds)."
+    global _SSL_CONTEXT
+    if _SSL_CONTEXT is None: _SSL_CONTEXT = _httpx_mod.create_ssl_context()
+    return _SSL_CONTEXT
+
 class _Endpoint:
     def __init__(self, url): self.url, self.in_flight, self.sent, self.client = url, 0, 0, None
 
@@ -832,7 +858,7 @@ class OpenAIJudge(Judge):
     def __init__(self, name:str, model:str|None=None, base_url:str|None=None, base_urls:Sequence[str]|None=None,
                  base_url_env:str|None=None, api_key_env:str|None='OPENAI_API_KEY', timeout:float=120., max_retries:int=6,
                  backoff_base:float=0.5, backoff_max:float=60., choice_mode:str='none', max_tokens_param:str='max_tokens',
-                 extra_body:dict|None=None, max_concurrency:int=16, **kwargs):
+                 extra_body:dict|None=None, max_concurrency:int=16, http_backend:str='auto', **kwargs):
         kwargs.setdefault('supports_logprobs', True)
         super().__init__(name, model=model, max_concurrency=max_concurrency, **kwargs)
         self.base_url_env = base_url_env if not (base_url or base_urls) else None
@@ -842,6 +868,9 @@ class OpenAIJudge(Judge):
         self.backoff_base, self.backoff_max, self.choice_mode = backoff_base, backoff_max, choice_mode
         self.max_tokens_param, self.extra_body = max_tokens_param, dict(extra_body or {})
         check_no_secrets(self.extra_body, f'extra_body of judge {name!r}')
+        if http_backend not in ('auto', 'aiohttp', 'httpx'): raise ValueError(f'unknown http_backend {http_backend!r} (auto, aiohttp, httpx)')
+        if http_backend == 'aiohttp' and not aiohttp_available(): raise ImportError("http_backend='aiohttp' needs: pip install 'openai[aiohttp]'")
+        self.http_backend = ('aiohttp' if aiohttp_available() else 'httpx') if http_backend == 'auto' else http_backend
         self._rr = 0
 
     @property
@@ -881,11 +910,19 @@ class OpenAIJudge(Judge):
                     'schema': {'type': 'object', 'properties': {'answer': {'type': 'string', 'enum': c.choices}}, 'required': ['answer'], 'additionalProperties': False}}}
         return kw, extra
 
+    def _http_client(self):
+        "The HTTP client under the official client: a keep-alive pool sized to the concurrency, one shared SSL context."
+        import openai
+        n = self.max_concurrency
+        kw = dict(limits=_httpx_mod.Limits(max_connections=2*n + 8, max_keepalive_connections=n + 4), verify=_ssl_context())
+        return openai.DefaultAioHttpClient(**kw) if self.http_backend == 'aiohttp' else openai.DefaultAsyncHttpxClient(**kw)
+
     async def _dispatch(self, keys, pending, done, owner, refresh):
         from openai import AsyncOpenAI
         key, urls = self._api_key(), self.base_urls
         self._eps = [_Endpoint(u) for u in urls]
-        for ep in self._eps: ep.client = AsyncOpenAI(base_url=ep.url, api_key=key, max_retries=0, timeout=self.timeout)
+        for ep in self._eps:
+            ep.client = AsyncOpenAI(base_url=ep.url, api_key=key, max_retries=0, timeout=self.timeout, http_client=self._http_client())
         try: await super()._dispatch(keys, pending, done, owner, refresh)
         finally:
             for ep in self._eps: await ep.client.close()
@@ -899,16 +936,16 @@ class OpenAIJudge(Judge):
         "Requests sent to each endpoint in the last `generate` call."
         return [dict(url=e.url, sent=e.sent) for e in getattr(self, '_eps', [])]
 
-    async def _acall(self, req:JudgeRequest) -> JudgeResponse:
+    async def _acall(self, req:JudgeRequest, key:str|None=None) -> JudgeResponse:
         kw, extra = self.body(req)
-        headers = {'X-Checkeval-Key': request_key(req)}
+        headers = {'X-Checkeval-Key': key or request_key(req)}
         t0, reason = time.perf_counter(), None
         for attempt in range(self.max_retries + 1):
             ep = self._pick(); ep.in_flight += 1; ep.sent += 1
             try:
                 # the client's own POST with a plain dict: skips its per-request parameter transform and model parsing (CPU-bound at scale)
                 raw = await ep.client.post('/chat/completions', cast_to=_HTTPResponse, body={**kw, **extra}, options={'headers': headers})
-                resp = parse_chat_completion(json.loads(raw.text))
+                resp = parse_chat_completion(json.loads(raw.content))
                 return resp.model_copy(update={'latency_s': time.perf_counter() - t0, 'attempts': attempt + 1})
             except Exception as e:
                 retry, reason, after = classify_error(e)

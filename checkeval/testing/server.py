@@ -6,9 +6,8 @@ Docs: https://checkeval.github.io/checkeval/testing_server.html.md"""
 
 # %% ../../nbs/05a_testing_server.ipynb #acd370ae
 from __future__ import annotations
-import argparse, email.parser, email.policy, hashlib, json, math, random, select, socket, sys, threading, time, uuid
+import argparse, asyncio, contextlib, email.parser, email.policy, hashlib, json, math, random, socket, sys, threading, time, uuid
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 # %% auto #0
@@ -27,10 +26,49 @@ def hash_reply(body:dict) -> str:
     return ('yes' if h[0] % 2 else 'no') + f' {h[1] % 5 + 1}'
 
 # %% ../../nbs/05a_testing_server.ipynb #633a9c67
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 4096
-    allow_reuse_address = True
+_REASONS = {200: 'OK', 400: 'Bad Request', 404: 'Not Found', 413: 'Payload Too Large', 429: 'Too Many Requests',
+            500: 'Internal Server Error'}
+
+class _Request:
+    "One parsed HTTP/1.1 request."
+    __slots__ = ('method', 'path', 'headers', 'body', 'keep_alive')
+    def __init__(self, method, path, headers, body, keep_alive):
+        self.method, self.path, self.headers, self.body, self.keep_alive = method, path, headers, body, keep_alive
+
+async def _read_request(reader:asyncio.StreamReader) -> _Request|None:
+    "Read one request (None when the client closed the connection between requests)."
+    try: head = await reader.readuntil(b'\r\n\r\n')
+    except asyncio.IncompleteReadError: return None
+    lines = head.decode('latin-1').split('\r\n')
+    method, path, version = lines[0].split(' ', 2)
+    headers = {}
+    for l in lines[1:]:
+        if l: k, _, v = l.partition(':'); headers[k.strip().lower()] = v.strip()
+    if headers.get('transfer-encoding', '').lower() == 'chunked':
+        parts = []
+        while True:
+            n = int((await reader.readuntil(b'\r\n')).split(b';')[0], 16)
+            if n == 0:
+                while (await reader.readuntil(b'\r\n')) != b'\r\n': pass   # trailers
+                break
+            parts.append(await reader.readexactly(n)); await reader.readexactly(2)
+        body = b''.join(parts)
+    else:
+        n = int(headers.get('content-length') or 0)
+        body = await reader.readexactly(n) if n else b''
+    conn = headers.get('connection', '').lower()
+    keep = conn != 'close' if version == 'HTTP/1.1' else conn == 'keep-alive'
+    return _Request(method, path, headers, body, keep)
+
+def _response(code:int, obj=None, raw:bytes|None=None, headers=None, ctype='application/json', close=False) -> bytes:
+    "Status line, headers and body as one buffer (one write, one packet for small replies)."
+    data = raw if raw is not None else json.dumps(obj).encode()
+    h = [f'HTTP/1.1 {code} {_REASONS.get(code, "Status")}', f'Content-Type: {ctype}', f'Content-Length: {len(data)}']
+    h += [f'{k}: {v}' for k, v in (headers or {}).items()]
+    if close: h.append('Connection: close')
+    return ('\r\n'.join(h) + '\r\n\r\n').encode('latin-1') + data
+
+def _error(code, message, kind): return {'error': {'message': message, 'type': kind}}
 
 class ChatServer:
     "A local OpenAI-compatible chat server with scripted or tiny-model replies, faults and counters."
@@ -41,16 +79,19 @@ class ChatServer:
         self.mode, self.latency_s, self.fault_rate, self.faults = mode, latency_ms/1000, fault_rate, list(faults)
         self.retry_after_s, self.slow_s, self.model = retry_after_s, slow_s, model
         self.rng, self.lock = random.Random(seed), threading.Lock()
-        self.sem = threading.BoundedSemaphore(max_concurrency) if max_concurrency else None
         self.max_concurrency = max_concurrency
         self.script = [json.loads(l) for l in Path(script).read_text().splitlines() if l.strip()] if script else []
         self._script_i = 0
         self._tiny = None
         self.files, self.batches = {}, {}
         self.reset()
-        self.httpd = _Server((host, port), self._handler())
-        self.host, self.port = host, self.httpd.server_address[1]
-        self.thread = None
+        # bound now, so that the port is known before serving starts (port 0: a free one)
+        self.sock = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((host, port)); self.sock.listen(4096)
+        self.host, self.port = host, self.sock.getsockname()[1]
+        self.thread = self.loop = self._server = self._sem = self._start_error = None
+        self._writers, self._tiny_lock = set(), threading.Lock()
 
     @property
     def url(self) -> str: return f'http://{self.host}:{self.port}/v1'
@@ -58,19 +99,21 @@ class ChatServer:
     def reset(self):
         with self.lock:
             self.by_key, self.fault_counts = Counter(), Counter()
-            self.received = self.answered = self.abandoned = self.in_flight = self.max_in_flight = 0
+            self.received = self.answered = self.abandoned = self.in_flight = self.max_in_flight = self.connections = 0
 
     def stats(self) -> dict:
         with self.lock:
             return dict(received=self.received, answered=self.answered, abandoned=self.abandoned, faults=dict(self.fault_counts),
-                        max_in_flight=self.max_in_flight, max_concurrency=self.max_concurrency, unique_keys=len(self.by_key),
+                        max_in_flight=self.max_in_flight, max_concurrency=self.max_concurrency, connections=self.connections,
+                        unique_keys=len(self.by_key),
                         by_key=dict(self.by_key))
 
     # --- replies ---
     def _tiny_judge(self):
-        if self._tiny is None:
-            from checkeval.judges import get_judge
-            self._tiny = get_judge('tiny', cache=False, progress=False)
+        with self._tiny_lock:
+            if self._tiny is None:
+                from checkeval.judges import get_judge
+                self._tiny = get_judge('tiny', cache=False, progress=False)
         return self._tiny
 
     def reply(self, body:dict) -> dict:
@@ -131,119 +174,107 @@ class ChatServer:
             return self.rng.choice(self.faults)
 
     # --- HTTP ---
-    def _handler(self):
-        srv = self
-        class H(BaseHTTPRequestHandler):
-            protocol_version = 'HTTP/1.1'
-            def log_message(self, *a): pass
+    async def _connection(self, reader, writer):
+        "Serve one keep-alive connection until the client closes it."
+        self._writers.add(writer)
+        with self.lock: self.connections += 1
+        try:
+            while True:
+                try: req = await _read_request(reader)
+                except (ValueError, asyncio.LimitOverrunError):
+                    writer.write(_response(400, _error(400, 'malformed HTTP request', 'invalid_request_error'), close=True)); break
+                if req is None: break
+                out = await self._route(req, reader, writer)
+                if out is None or writer.is_closing(): break          # dropped on purpose, or the client is gone
+                writer.write(out)
+                if len(out) > 2**16: await writer.drain()            # large replies (stats, batch files): wait for the socket
+                if not req.keep_alive: break
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError): pass
+        finally:
+            self._writers.discard(writer)
+            with contextlib.suppress(Exception): writer.close()
 
-            def setup(self):
-                super().setup()   # headers and body go out as separate writes: without TCP_NODELAY, Nagle + delayed ACK add ~40 ms
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    async def _route(self, req, reader, writer) -> bytes|None:
+        path = req.path.rstrip('/')
+        if req.method == 'GET':
+            if path == '/stats': return _response(200, self.stats())
+            if path == '/v1/models': return _response(200, {'object': 'list', 'data': [{'id': self.model, 'object': 'model'}]})
+            if path.startswith('/v1/batches/'): return self._batch_get(path.rsplit('/', 1)[1])
+            if path.startswith('/v1/files/') and path.endswith('/content'):
+                fid = path.split('/')[3]
+                if fid in self.files: return _response(200, raw=self.files[fid]['data'], ctype='application/octet-stream')
+        elif req.method == 'POST':
+            if path == '/stats/reset': self.reset(); return _response(200, {'ok': True})
+            if path == '/v1/files': return self._file_upload(req)
+            if path == '/v1/batches': return self._batch_create(json.loads(req.body))
+            if path == '/v1/chat/completions': return await self._chat(req, reader, writer)
+        return _response(404, _error(404, f'no route {req.path}', 'not_found'))
 
-            def _send(self, code, obj=None, raw:bytes|None=None, headers=None, ctype='application/json'):
-                data = raw if raw is not None else json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header('Content-Type', ctype); self.send_header('Content-Length', str(len(data)))
-                for k, v in (headers or {}).items(): self.send_header(k, v)
-                self.end_headers(); self.wfile.write(data)
+    async def _chat(self, req, reader, writer) -> bytes|None:
+        try: body = json.loads(req.body)
+        except json.JSONDecodeError: return _response(400, _error(400, 'request body is not JSON', 'invalid_request_error'))
+        key = req.headers.get('x-checkeval-key') or hashlib.sha256(req.body).hexdigest()
+        with self.lock: self.received += 1
+        if self._sem is not None: await self._sem.acquire()
+        with self.lock: self.in_flight += 1; self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try: return await self._complete(body, key, reader, writer)
+        finally:
+            with self.lock: self.in_flight -= 1
+            if self._sem is not None: self._sem.release()
 
-            def _client_gone(self) -> bool:
-                "True when the client closed the connection (nothing can be delivered)."
-                try:
-                    r, _, _ = select.select([self.connection], [], [], 0)
-                    return bool(r) and self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b''
-                except (BlockingIOError, InterruptedError): return False
-                except OSError: return True
+    async def _complete(self, body, key, reader, writer) -> bytes|None:
+        fault = self._pick_fault()
+        if fault:
+            with self.lock: self.fault_counts[fault] += 1
+        if self.latency_s: await asyncio.sleep(self.latency_s)
+        if fault == '429':
+            return _response(429, _error(429, 'rate limited (injected)', 'rate_limit_error'),
+                             headers={'Retry-After': str(max(1, math.ceil(self.retry_after_s))), 'retry-after-ms': str(int(self.retry_after_s*1000))})
+        if fault == '500': return _response(500, _error(500, 'internal error (injected)', 'server_error'))
+        if fault == 'malformed': return _response(200, raw=b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "mess')
+        if fault == 'drop':
+            writer.transport.abort()          # the connection dies without a reply
+            return None
+        if fault == 'slow': await asyncio.sleep(self.slow_s)
+        try:   # the tiny model computes in a worker thread, so that other connections keep being served
+            out = await asyncio.get_running_loop().run_in_executor(None, self.reply, body) if self.mode == 'tiny' else self.reply(body)
+        except LookupError as e: return _response(400, _error(400, str(e), 'invalid_request_error'))
+        except Exception as e: return _response(500, _error(500, f'{type(e).__name__}: {e}', 'server_error'))
+        if reader.at_eof() or writer.is_closing():     # the client hung up (timeout, killed): nothing can be delivered
+            with self.lock: self.abandoned += 1
+            writer.transport.abort()
+            return None
+        with self.lock: self.answered += 1; self.by_key[key] += 1
+        return _response(200, out)
 
-            def _body(self):
-                n = int(self.headers.get('Content-Length') or 0)
-                return self.rfile.read(n) if n else b''
+    # --- minimal Batch API ---
+    def _file_upload(self, req):
+        msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            b'Content-Type: ' + req.headers['content-type'].encode() + b'\r\n\r\n' + req.body)
+        data = None
+        for part in msg.iter_parts():
+            if part.get_param('name', header='content-disposition') == 'file': data = part.get_payload(decode=True)
+        if data is None: return _response(400, _error(400, 'no file part', 'invalid_request_error'))
+        fid = f'file-{uuid.uuid4().hex[:12]}'
+        self.files[fid] = {'data': data}
+        return _response(200, {'id': fid, 'object': 'file', 'bytes': len(data), 'created_at': int(time.time()), 'filename': 'input.jsonl', 'purpose': 'batch'})
 
-            def do_GET(self):
-                if self.path.rstrip('/') == '/stats': return self._send(200, srv.stats())
-                if self.path.rstrip('/') == '/v1/models': return self._send(200, {'object': 'list', 'data': [{'id': srv.model, 'object': 'model'}]})
-                if self.path.startswith('/v1/batches/'): return self._batch_get(self.path.rsplit('/', 1)[1])
-                if self.path.startswith('/v1/files/') and self.path.endswith('/content'):
-                    fid = self.path.split('/')[3]
-                    if fid in srv.files: return self._send(200, raw=srv.files[fid]['data'], ctype='application/octet-stream')
-                self._send(404, {'error': {'message': f'no route {self.path}', 'type': 'not_found'}})
+    def _batch_obj(self, bid):
+        b = self.batches[bid]
+        return {'id': bid, 'object': 'batch', 'endpoint': '/v1/chat/completions', 'input_file_id': b['input'], 'completion_window': '24h',
+                'status': b['status'], 'output_file_id': b.get('output'), 'error_file_id': b.get('errors'), 'created_at': b['created'],
+                'request_counts': b['counts']}
 
-            def do_POST(self):
-                raw = self._body()
-                if self.path.rstrip('/') == '/stats/reset': srv.reset(); return self._send(200, {'ok': True})
-                if self.path.rstrip('/') == '/v1/files': return self._file_upload(raw)
-                if self.path.rstrip('/') == '/v1/batches': return self._batch_create(json.loads(raw))
-                if self.path.rstrip('/') != '/v1/chat/completions':
-                    return self._send(404, {'error': {'message': f'no route {self.path}', 'type': 'not_found'}})
-                try: body = json.loads(raw)
-                except json.JSONDecodeError: return self._send(400, {'error': {'message': 'request body is not JSON', 'type': 'invalid_request_error'}})
-                key = self.headers.get('X-Checkeval-Key') or hashlib.sha256(raw).hexdigest()
-                with srv.lock: srv.received += 1
-                if srv.sem: srv.sem.acquire()
-                with srv.lock: srv.in_flight += 1; srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
-                try: self._complete(body, key)
-                finally:
-                    with srv.lock: srv.in_flight -= 1
-                    if srv.sem: srv.sem.release()
+    def _batch_create(self, body):
+        bid = f'batch_{uuid.uuid4().hex[:12]}'
+        self.batches[bid] = {'input': body['input_file_id'], 'status': 'in_progress', 'created': int(time.time()),
+                             'counts': {'total': 0, 'completed': 0, 'failed': 0}}
+        threading.Thread(target=self._run_batch, args=(bid,), daemon=True).start()
+        return _response(200, self._batch_obj(bid))
 
-            def _complete(self, body, key):
-                fault = srv._pick_fault()
-                if fault: 
-                    with srv.lock: srv.fault_counts[fault] += 1
-                if srv.latency_s: time.sleep(srv.latency_s)
-                if fault == '429':
-                    return self._send(429, {'error': {'message': 'rate limited (injected)', 'type': 'rate_limit_error'}},
-                                      headers={'Retry-After': str(max(1, math.ceil(srv.retry_after_s))), 'retry-after-ms': str(int(srv.retry_after_s*1000))})
-                if fault == '500': return self._send(500, {'error': {'message': 'internal error (injected)', 'type': 'server_error'}})
-                if fault == 'malformed': return self._send(200, raw=b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "mess')
-                if fault == 'drop':
-                    self.close_connection = True
-                    try: self.connection.shutdown(socket.SHUT_RDWR)
-                    except OSError: pass
-                    return
-                if fault == 'slow': time.sleep(srv.slow_s)
-                try: out = srv.reply(body)
-                except LookupError as e: return self._send(400, {'error': {'message': str(e), 'type': 'invalid_request_error'}})
-                except Exception as e: return self._send(500, {'error': {'message': f'{type(e).__name__}: {e}', 'type': 'server_error'}})
-                if self._client_gone():
-                    with srv.lock: srv.abandoned += 1
-                    self.close_connection = True; return
-                try: self._send(200, out)
-                except OSError:
-                    with srv.lock: srv.abandoned += 1
-                    return
-                with srv.lock: srv.answered += 1; srv.by_key[key] += 1
-
-            # --- minimal Batch API ---
-            def _file_upload(self, raw):
-                msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
-                    b'Content-Type: ' + self.headers['Content-Type'].encode() + b'\r\n\r\n' + raw)
-                data = None
-                for part in msg.iter_parts():
-                    if part.get_param('name', header='content-disposition') == 'file': data = part.get_payload(decode=True)
-                if data is None: return self._send(400, {'error': {'message': 'no file part', 'type': 'invalid_request_error'}})
-                fid = f'file-{uuid.uuid4().hex[:12]}'
-                srv.files[fid] = {'data': data}
-                self._send(200, {'id': fid, 'object': 'file', 'bytes': len(data), 'created_at': int(time.time()), 'filename': 'input.jsonl', 'purpose': 'batch'})
-
-            def _batch_obj(self, bid):
-                b = srv.batches[bid]
-                return {'id': bid, 'object': 'batch', 'endpoint': '/v1/chat/completions', 'input_file_id': b['input'], 'completion_window': '24h',
-                        'status': b['status'], 'output_file_id': b.get('output'), 'error_file_id': b.get('errors'), 'created_at': b['created'],
-                        'request_counts': b['counts']}
-
-            def _batch_create(self, body):
-                bid = f'batch_{uuid.uuid4().hex[:12]}'
-                srv.batches[bid] = {'input': body['input_file_id'], 'status': 'in_progress', 'created': int(time.time()),
-                                    'counts': {'total': 0, 'completed': 0, 'failed': 0}}
-                threading.Thread(target=srv._run_batch, args=(bid,), daemon=True).start()
-                self._send(200, self._batch_obj(bid))
-
-            def _batch_get(self, bid):
-                if bid not in srv.batches: return self._send(404, {'error': {'message': 'no such batch', 'type': 'not_found'}})
-                self._send(200, self._batch_obj(bid))
-        return H
+    def _batch_get(self, bid):
+        if bid not in self.batches: return _response(404, _error(404, 'no such batch', 'not_found'))
+        return _response(200, self._batch_obj(bid))
 
     def _run_batch(self, bid):
         b = self.batches[bid]
@@ -265,14 +296,44 @@ class ChatServer:
         b['status'] = 'completed'
 
     # --- lifecycle ---
+    async def serve(self, started:threading.Event|None=None):
+        "Serve until cancelled (in the running event loop)."
+        self.loop = asyncio.get_running_loop()
+        self._sem = asyncio.Semaphore(self.max_concurrency) if self.max_concurrency else None
+        self._server = await asyncio.start_server(self._connection, sock=self.sock, limit=2**24, backlog=4096)
+        if started is not None: started.set()
+        try: await self._server.serve_forever()
+        except asyncio.CancelledError: pass
+        finally:
+            self._server.close()
+            for w in list(self._writers): w.transport.abort()
+
+    def serve_forever(self):
+        "Serve in this thread until interrupted."
+        try: asyncio.run(self.serve())
+        except KeyboardInterrupt: pass
+        finally: self.sock.close()
+
     def start(self):
-        "Serve in a background thread; returns self."
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True)
-        self.thread.start()
+        "Serve in a background thread (its own event loop); returns self."
+        started = threading.Event()
+        def run():
+            try: asyncio.run(self.serve(started))
+            except BaseException as e: self._start_error = e
+            finally: started.set()
+        self.thread = threading.Thread(target=run, daemon=True, name=f'ChatServer:{self.port}')
+        self.thread.start(); started.wait()
+        if self._start_error is not None: raise RuntimeError(f'the server did not start: {self._start_error!r}')
         return self
 
     def stop(self):
-        self.httpd.shutdown(); self.httpd.server_close()
+        "Stop serving and close the listening socket."
+        if self.loop is not None and self._server is not None and self.thread is not None and self.thread.is_alive():
+            def cancel():
+                for t in asyncio.all_tasks(self.loop): t.cancel()
+            self.loop.call_soon_threadsafe(cancel)
+            self.thread.join(10)
+        self.sock.close()
 
     def __enter__(self): return self.start()
     def __exit__(self, *a): self.stop()
@@ -294,9 +355,7 @@ def main(argv=None):
                    latency_ms=a.latency_ms, max_concurrency=a.max_concurrency, fault_rate=a.fault_rate,
                    faults=[f for f in a.faults.split(',') if f], retry_after_s=a.retry_after_s, slow_s=a.slow_s, seed=a.seed, model=a.model)
     print(f'listening on {s.url}', flush=True)
-    try: s.httpd.serve_forever(poll_interval=0.05)
-    except KeyboardInterrupt: pass
-    finally: s.httpd.server_close()
+    s.serve_forever()
 
 # %% ../../nbs/05a_testing_server.ipynb #01147643
 if __name__ == '__main__' and '__file__' in globals(): main()
