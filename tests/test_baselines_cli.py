@@ -1,40 +1,17 @@
 "`checkeval evaluate --method geval|seeval|likert` end to end with the tiny judge (plumbing): records, failures as nulls, samples, cache."
-import json, os, subprocess, sys
-from pathlib import Path
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, '-m', 'checkeval.cli']
-
-
-@pytest.fixture(scope='module')
-def env(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp('baselines')
-    return {**os.environ, 'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1', 'CHECKEVAL_PROGRESS': '0',
-            'CHECKEVAL_RUNS': str(tmp/'runs'), 'CHECKEVAL_CACHE': str(tmp/'cache')}
-
-
-def run(args, env):
-    r = subprocess.run(CLI + args, cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout.strip().splitlines()[-1])
-
-
-def read(run_dir):
-    p = Path(run_dir)
-    rows = lambda f: [json.loads(l) for l in (p/f).read_text().splitlines() if l.strip()]
-    arts = {f.stem: json.loads(f.read_text()) for f in (p/'artifacts').glob('*.json')}
-    return rows('answers.jsonl'), rows('judgments.jsonl'), json.loads((p/'meta.json').read_text()), arts
+from conftest import run_cli, read_run
 
 
 @pytest.mark.parametrize('method,benchmark,dims,extra', [
     ('geval', 'summeval', ['coherence', 'fluency'], ['-o', 'n=2', '-o', 'temperature=1.0']),
     ('seeval', 'topical_chat', ['groundedness'], ['-o', 'max_tokens=12']),
 ])
-def test_rating_methods(env, method, benchmark, dims, extra):
+def test_rating_methods(cli_env, method, benchmark, dims, extra):
     args = ['evaluate', '--method', method, '--benchmark', benchmark, '--judge', 'tiny', '--limit', '2', '--dimensions', *dims] + extra
-    out = run(args, env)
-    answers, judgments, meta, arts = read(out['run'])
+    out = run_cli(args, cli_env)
+    answers, judgments, meta, arts = read_run(out['run'])
     n = 2 if method == 'geval' else 1
     assert len(answers) == 2 * len(dims) * n and len(judgments) == 2 * len(dims)
     assert {a['question_id'] for a in answers} == {f'sample-{k}' for k in range(n)}
@@ -51,5 +28,5 @@ def test_rating_methods(env, method, benchmark, dims, extra):
         ok = [a['value'] for a in answers if a['item_id'] == j['item_id'] and a['dimension'] == j['dimension'] and a['status'] == 'ok']
         assert j['n_answered'] == len(ok) and j['meta']['mean_of_samples'] == (sum(ok) / len(ok) if ok else None)
     assert set(arts['parse_failures']) == {f'tiny|{d}' for d in dims}
-    again = run(args, env)
+    again = run_cli(args, cli_env)
     assert again['usage']['sent'] == 0 and again['usage']['cached'] == again['usage']['requests'] == len(answers)

@@ -1,30 +1,8 @@
 "`checkeval evaluate --method checkeval` end to end with the tiny judge (plumbing): records, failures as nulls, cache, construction."
-import json, os, subprocess, sys
-from pathlib import Path
+import json, sys
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, '-m', 'checkeval.cli']
-
-
-@pytest.fixture(scope='module')
-def env(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp('checkeval')
-    return {**os.environ, 'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1', 'CHECKEVAL_PROGRESS': '0',
-            'CHECKEVAL_RUNS': str(tmp/'runs'), 'CHECKEVAL_CACHE': str(tmp/'cache')}
-
-
-def run(args, env, cmd=CLI):
-    r = subprocess.run(cmd + args, cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout
-
-
-def read(run_dir):
-    p = Path(run_dir)
-    rows = lambda f: [json.loads(l) for l in (p/f).read_text().splitlines() if l.strip()]
-    arts = {f.stem: json.loads(f.read_text()) for f in (p/'artifacts').glob('*.json')}
-    return rows('answers.jsonl'), rows('judgments.jsonl'), json.loads((p/'meta.json').read_text()), arts
+from conftest import run_cli, read_run
 
 
 def check_answers(answers):
@@ -35,11 +13,11 @@ def check_answers(answers):
         else: assert a['value'] is None and a['status']      # a failure is a null with its reason, never a "no"
 
 
-def test_summeval_records_and_resume(env):
+def test_summeval_records_and_resume(cli_env):
     args = ['evaluate', '--method', 'checkeval', '--benchmark', 'summeval', '--judge', 'tiny', '--limit', '2',
             '--dimensions', 'coherence', 'fluency', '-o', 'stage=seed', '-o', 'max_tokens=6']
-    out = json.loads(run(args, env).strip().splitlines()[-1])
-    answers, judgments, meta, arts = read(out['run'])
+    out = run_cli(args, cli_env)
+    answers, judgments, meta, arts = read_run(out['run'])
     assert len(answers) == 2 * (3 + 4) == out['answers']
     check_answers(answers)
     assert {a['sub_dimension'] for a in answers if a['dimension'] == 'fluency'} == {'Formatting', 'Grammar', 'Completeness', 'Readability'}
@@ -55,18 +33,18 @@ def test_summeval_records_and_resume(env):
     assert set(arts['checklists']) == {'coherence', 'fluency'}
     assert meta['usage']['requests'] == 2 * (3 + 4) == meta['usage']['sent']   # one prompt per sub-dimension
     # a second identical run makes no new judge call and writes the same records
-    again = json.loads(run(args, env).strip().splitlines()[-1])
+    again = run_cli(args, cli_env)
     assert again['usage']['sent'] == 0 and again['usage']['cached'] == again['usage']['requests'] > 0
-    answers2, *_ = read(again['run'])
+    answers2, *_ = read_run(again['run'])
     assert [(a['cache_key'], a['value'], a['status']) for a in answers2] == [(a['cache_key'], a['value'], a['status']) for a in answers]
 
 
-def test_topical_chat_build_then_evaluate(env):
+def test_topical_chat_build_then_evaluate(cli_env):
     args = ['evaluate', '--method', 'checkeval', '--benchmark', 'topical_chat', '--judge', 'tiny', '--limit', '1',
             '--dimensions', 'naturalness', 'understandability', '-o', 'checklist=build', '-o', 'build_max_tokens=8', '-o', 'max_tokens=6',
             '-o', 'granularity=dimension']
-    out = json.loads(run(args, env).strip().splitlines()[-1])
-    answers, judgments, meta, arts = read(out['run'])
+    out = run_cli(args, cli_env)
+    answers, judgments, meta, arts = read_run(out['run'])
     rep = arts['construction']['dimensions']['naturalness']
     # tiny's lists are garbage: recorded as failures; the filter failed, so the checklist is the seeds
     assert rep['counts']['seed'] == 5 and rep['counts']['final'] == 5 + rep['counts']['diversification'] + rep['counts']['elaboration'] - rep['counts']['removed by filter']
@@ -76,9 +54,9 @@ def test_topical_chat_build_then_evaluate(env):
     check_answers(answers)
 
 
-def test_build_entry_point(env, tmp_path):
-    out = run(['build', '--benchmark', 'summeval', '--judge', 'tiny', '--dimensions', 'relevance', '--out', str(tmp_path/'built'), '--max-tokens', '8'],
-              env, [sys.executable, '-m', 'checkeval.methods.checkeval'])
+def test_build_entry_point(cli_env, tmp_path):
+    out = run_cli(['build', '--benchmark', 'summeval', '--judge', 'tiny', '--dimensions', 'relevance', '--out', str(tmp_path/'built'), '--max-tokens', '8'],
+                  cli_env, [sys.executable, '-m', 'checkeval.methods.checkeval'], json_out=False)
     assert 'removed by filter' in out
     from checkeval.methods.checkeval import load_checklist
     cl = load_checklist(tmp_path/'built'/'relevance.yaml')

@@ -1,31 +1,31 @@
 """InteractEval end to end through `checkeval evaluate` with the tiny judge (plumbing only: its replies are
 unreadable and must be recorded as failures), and a rerun served entirely from the cache."""
-import json, os, subprocess, sys
+import json
 from pathlib import Path
 
 import pytest
 
 from checkeval import data
+from conftest import run_cli, read_run
 
 pytestmark = pytest.mark.skipif(not data.available('benchmarks/summeval/summeval.jsonl'), reason='SummEval not available')
-REPO = Path(__file__).resolve().parents[1]
 
 
-def cli(tmp_path, *args):
-    env = {**os.environ, 'CHECKEVAL_RUNS': str(tmp_path/'runs'), 'CHECKEVAL_CACHE': str(tmp_path/'cache'),
-           'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1'}
-    p = subprocess.run([sys.executable, '-m', 'checkeval.cli', 'evaluate', '--method', 'interacteval', '--judge', 'tiny',
-                        '--benchmark', 'summeval', *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=400)
-    assert p.returncode == 0, p.stderr[-3000:]
-    run = json.loads(p.stdout.strip().splitlines()[-1])
+@pytest.fixture
+def env(cli_env, tmp_path):
+    "Run directories per test; the judge cache is shared by the module (the tiny model is built once)."
+    return {**cli_env, 'CHECKEVAL_RUNS': str(tmp_path/'runs')}
+
+
+def cli(env, *args):
+    run = run_cli(['evaluate', '--method', 'interacteval', '--judge', 'tiny', '--benchmark', 'summeval', *args], env, timeout=400)
     path = Path(run['run'])
-    load = lambda f: [json.loads(l) for l in (path/f).read_text().splitlines()]
-    return path, load('answers.jsonl'), load('judgments.jsonl'), json.loads((path/'meta.json').read_text())
+    return (path, *read_run(path)[:3])
 
 
-def test_upstream_checklist_with_tiny_and_rerun(tmp_path):
+def test_upstream_checklist_with_tiny_and_rerun(env):
     args = ['--limit', '2', '--dimensions', 'coherence', '-o', 'max_tokens=16']
-    path, answers, judgments, meta = cli(tmp_path, *args)
+    path, answers, judgments, meta = cli(env, *args)
     assert path.parts[-4:-1] == ('summeval', 'interacteval', 'tiny')
     checklist = json.loads((path/'artifacts'/'checklists.json').read_text())['coherence']
     assert len(answers) == 2*len(checklist['questions'])
@@ -40,13 +40,13 @@ def test_upstream_checklist_with_tiny_and_rerun(tmp_path):
         assert j['score'] is None or 1 <= j['score'] <= 5
         if j['score'] is None: assert j['n_failed'] == j['n_questions']
     assert meta['usage']['sent'] == meta['usage']['requests'] == 2
-    _, answers2, judgments2, meta2 = cli(tmp_path, *args)
+    _, answers2, judgments2, meta2 = cli(env, *args)
     assert meta2['usage']['sent'] == 0 and meta2['usage']['cached'] == 2
     assert [a['raw_text'] for a in answers2] == [a['raw_text'] for a in answers]
 
 
-def test_build_with_tiny_records_the_failed_step(tmp_path):
-    path, answers, judgments, meta = cli(tmp_path, '--limit', '2', '--dimensions', 'fluency', '-o', 'max_tokens=16', '-o', 'checklist_source=build')
+def test_build_with_tiny_records_the_failed_step(env):
+    path, answers, judgments, meta = cli(env, '--limit', '2', '--dimensions', 'fluency', '-o', 'max_tokens=16', '-o', 'checklist_source=build')
     record = json.loads((path/'artifacts'/'construction.json').read_text())['fluency']
     assert record['attributes'] and record['stages']['components']['cache_key']
     if record['status'] != 'ok':                       # what a random tiny model almost surely gives

@@ -3,38 +3,31 @@
 The tiny judge is a plumbing check: its replies are mostly unreadable, and they must flow into the
 records as failures (value null + reason), never as "no". A second identical run must be served
 entirely from the cache."""
-import json, os, subprocess, sys
+import json
 from pathlib import Path
 
 import pytest
 
 from checkeval import data
+from conftest import run_cli, read_run
 
 HAVE_MIRROR = data.available('benchmarks/legal_sts_pt/stj_sample_32.jsonl') and data.available('benchmarks/summeval/summeval.jsonl')
 pytestmark = pytest.mark.skipif(not HAVE_MIRROR, reason='benchmark data not available')
-REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope='module')
-def cache_dir(tmp_path_factory):
-    "One judge cache for the module, so that the tiny model is built once."
-    return tmp_path_factory.mktemp('cache')
+@pytest.fixture
+def env(cli_env, tmp_path):
+    "Run directories per test; the judge cache is shared by the module, so that the tiny model is built once."
+    return {**cli_env, 'CHECKEVAL_RUNS': str(tmp_path/'runs')}
 
 
-def cli(tmp_path, cache_dir, *args):
-    env = {**os.environ, 'CHECKEVAL_RUNS': str(tmp_path/'runs'), 'CHECKEVAL_CACHE': str(cache_dir),
-           'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1'}
-    p = subprocess.run([sys.executable, '-m', 'checkeval.cli', 'evaluate', '--method', 'keypoint', '--judge', 'tiny', *args],
-                       cwd=REPO, env=env, capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
+def cli(env, *args):
+    return run_cli(['evaluate', '--method', 'keypoint', '--judge', 'tiny', *args], env, timeout=240)
 
 
 def records(run):
     path = Path(run['run'])
-    answers = [json.loads(l) for l in (path/'answers.jsonl').read_text().splitlines()]
-    judgments = [json.loads(l) for l in (path/'judgments.jsonl').read_text().splitlines()]
-    return path, answers, judgments, json.loads((path/'meta.json').read_text())
+    return (path, *read_run(path)[:3])
 
 
 def check_answers(answers):
@@ -46,9 +39,9 @@ def check_answers(answers):
         else: assert a['status'] == 'ok' and a['value'] in (0.0, 1.0)
 
 
-def test_legal_sts_f1_and_rerun_from_cache(tmp_path, cache_dir):
+def test_legal_sts_f1_and_rerun_from_cache(env):
     args = ['--benchmark', 'legal_sts', '--limit', '2', '-o', 'max_tokens=24', '-o', 'criteria=consistency,fluency']
-    run = cli(tmp_path, cache_dir, *args)
+    run = cli(env, *args)
     path, answers, judgments, meta = records(run)
     assert path.parts[-4:-1] == ('legal_sts', 'keypoint', 'tiny')
     check_answers(answers)
@@ -67,15 +60,15 @@ def test_legal_sts_f1_and_rerun_from_cache(tmp_path, cache_dir):
     assert meta['usage']['sent'] == meta['usage']['requests'] > 0
     assert meta['n_failed_answers'] == sum(a['value'] is None for a in answers)
 
-    again = cli(tmp_path, cache_dir, *args)
+    again = cli(env, *args)
     _, answers2, judgments2, meta2 = records(again)
     assert meta2['usage']['sent'] == 0 and meta2['usage']['cached'] == meta2['usage']['requests'] == meta['usage']['requests']
     assert [a['raw_text'] for a in answers2] == [a['raw_text'] for a in answers]
     assert [j['score'] for j in judgments2] == [j['score'] for j in judgments]
 
 
-def test_summeval_criterion_guided(tmp_path, cache_dir):
-    run = cli(tmp_path, cache_dir, '--benchmark', 'summeval', '--limit', '2', '--dimensions', 'coherence', '-o', 'max_tokens=24')
+def test_summeval_criterion_guided(env):
+    run = cli(env, '--benchmark', 'summeval', '--limit', '2', '--dimensions', 'coherence', '-o', 'max_tokens=24')
     path, answers, judgments, meta = records(run)
     check_answers(answers)
     assert {a['sub_dimension'] for a in answers} == {'criterion-guided'}

@@ -2,37 +2,24 @@
 
 The tiny judge is a plumbing check: its replies are unreadable, and they must reach the records as
 failures (value null + reason), never as 0. A second identical run is served entirely from the cache."""
-import json, os, subprocess, sys
+import json
 from pathlib import Path
 
 import pytest
 
 from checkeval import data
+from conftest import run_cli, read_run
 
 BENCH_FILES = ['benchmarks/summeval/summeval.jsonl', 'benchmarks/topical_chat/topical_chat.jsonl',
                'benchmarks/qags/qags_cnndm.jsonl', 'benchmarks/qags/qags_xsum.jsonl']
 pytestmark = pytest.mark.skipif(not all(data.available(f) for f in BENCH_FILES), reason='benchmark data not available')
-REPO = Path(__file__).resolve().parents[1]
 
-
-@pytest.fixture(scope='module')
-def env(tmp_path_factory):
-    d = tmp_path_factory.mktemp('seal')
-    return {**os.environ, 'CHECKEVAL_RUNS': str(d/'runs'), 'CHECKEVAL_CACHE': str(d/'cache'), 'CHECKEVAL_PROGRESS': '0',
-            'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1'}
-
-
-def cli(env, *args):
-    p = subprocess.run([sys.executable, '-m', 'checkeval.cli', 'evaluate', '--method', 'seal', '--judge', 'tiny', *args],
-                       cwd=REPO, env=env, capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
+SEAL = ['evaluate', '--method', 'seal', '--judge', 'tiny']
 
 
 def records(run):
     path = Path(run['run'])
-    read = lambda name: [json.loads(l) for l in (path/name).read_text().splitlines() if l.strip()]
-    return path, read('answers.jsonl'), read('judgments.jsonl'), json.loads((path/'meta.json').read_text())
+    return (path, *read_run(path)[:3])
 
 
 def check_records(answers, judgments, meta):
@@ -56,9 +43,9 @@ def check_records(answers, judgments, meta):
     ('topical_chat', ['--limit', '2'], 4),
     ('qags_xsum', ['--limit', '2'], 1),
 ])
-def test_evaluate_with_tiny_and_rerun_from_cache(env, benchmark, args, n_dims):
+def test_evaluate_with_tiny_and_rerun_from_cache(cli_env, benchmark, args, n_dims):
     args = ['--benchmark', benchmark, *args, '-o', 'max_tokens=24']
-    run = cli(env, *args)
+    run = run_cli(SEAL + args, cli_env, timeout=240)
     path, answers, judgments, meta = records(run)
     assert path.parts[-4:-1] == (benchmark, 'seal', 'tiny')
     check_records(answers, judgments, meta)
@@ -77,7 +64,7 @@ def test_evaluate_with_tiny_and_rerun_from_cache(env, benchmark, args, n_dims):
         assert any(a['meta']['stage'] == 'decompose' for a in answers)
     assert meta['usage']['sent'] == meta['usage']['requests'] - meta['usage']['cached']
 
-    again = cli(env, *args)
+    again = run_cli(SEAL + args, cli_env, timeout=240)
     _, answers2, judgments2, meta2 = records(again)
     assert meta2['usage']['sent'] == 0 and meta2['usage']['cached'] == meta2['usage']['requests'] == meta['usage']['requests']
     assert [a['raw_text'] for a in answers2] == [a['raw_text'] for a in answers]
