@@ -10,6 +10,7 @@ import math, re
 from typing import Any, Sequence
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..runs import MethodResult, make_answer, register_method, variant_name
+from ..parsing import token_text
 from .checkeval import _MD, benchmark_task, failure_summary, item_inputs
 
 # %% auto #0
@@ -48,7 +49,7 @@ def weighted_score(top_logprobs:list[dict[str, float]]|None, lo:float, hi:float)
     for pos in top_logprobs or []:
         probs = {}
         for tok, lp in pos.items():
-            t = tok.replace('Ġ', ' ').replace('▁', ' ').strip()
+            t = token_text(tok)
             if t in vals: probs[vals[t]] = probs.get(vals[t], 0.0) + math.exp(lp)
         if probs:
             z = sum(probs.values())

@@ -13,6 +13,7 @@ import yaml
 from pydantic import ValidationError
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES
 from ..runs import MethodResult, make_answer, register_method, variant_name, yes_ratio_judgments
+from ..parsing import extract_json, token_text
 
 # %% auto #0
 __all__ = ['STAGE_ORDER', 'PAPER_SIZES', 'BENCHMARK_TASKS', 'QUESTIONNAIRE_COLUMNS', 'parse_reply', 'parse_answers_detailed',
@@ -334,20 +335,7 @@ def benchmark_task(benchmark:str|None) -> dict:
     return BENCHMARK_TASKS.get(benchmark or '', _DEFAULT_TASK)
 
 # %% ../../nbs/10_checkeval.ipynb #286eb9b7
-_JSON_BLOCK = re.compile(r'```(?:json)?\s*(.*?)```', re.S | re.I)
 _LINE_PREFIX = re.compile(r'^[\s>*\-•#|]*(?:\(?\d+(?:[-.]\d+)*[.):]?\s+|\(?[a-z][.)]\s+)?', re.I)
-
-def _json_object(text:str):
-    "The first JSON object in `text` (fenced or embedded), or None."
-    cands = [m.group(1) for m in _JSON_BLOCK.finditer(text)] + [text]
-    for c in cands:
-        i, j = c.find('{'), c.rfind('}')
-        if i < 0 or j <= i: continue
-        try:
-            obj = json.loads(c[i:j+1])
-            if isinstance(obj, dict): return obj
-        except json.JSONDecodeError: continue
-    return None
 
 def _match_sub(name:str, subs:Sequence[str]) -> str|None:
     import difflib
@@ -376,7 +364,7 @@ def parse_question_list(text:str|None, sub_dimensions:Sequence[str]) -> tuple[di
         if prob: fails.append({'reason': prob, 'text': q[:300], 'where': where})
         elif sub is None: fails.append({'reason': 'no sub-dimension', 'text': q[:300], 'where': where})
         elif _norm_q(q) not in {_norm_q(x) for x in res[sub]}: res[sub].append(q.strip())
-    obj = _json_object(text)
+    obj = extract_json(text)[0]
     if obj is not None:
         for k,v in obj.items():
             sub = _match_sub(k, subs)
@@ -406,7 +394,7 @@ def parse_filter_reply(text:str|None, pool:Sequence[Question]) -> tuple[set[str]
     "Ids of the pool questions the filter kept (None when the reply is unusable), and the failures."
     import difflib
     if text is None or not str(text).strip(): return None, [{'reason': 'no reply' if text is None else 'empty reply'}]
-    obj = _json_object(str(text))
+    obj = extract_json(str(text))[0]
     if obj is None: return None, [{'reason': 'no JSON object'}]
     by_norm = {_norm_q(q.text): q.id for q in pool}
     kept, fails, n = set(), [], 0
@@ -547,8 +535,8 @@ _NO_TOK = re.compile(r'^\W*no\W*$', re.I)
 def p_yes_from_logprobs(top_logprobs:list[dict[str, float]]|None) -> float|None:
     "P(yes)/(P(yes)+P(no)) at the first position whose top tokens include a yes or no variant."
     for pos in top_logprobs or []:
-        py = sum(math.exp(lp) for t,lp in pos.items() if _YES_TOK.match(t.replace('Ġ', ' ').replace('▁', ' ')))
-        pn = sum(math.exp(lp) for t,lp in pos.items() if _NO_TOK.match(t.replace('Ġ', ' ').replace('▁', ' ')))
+        py = sum(math.exp(lp) for t,lp in pos.items() if _YES_TOK.match(token_text(t)))
+        pn = sum(math.exp(lp) for t,lp in pos.items() if _NO_TOK.match(token_text(t)))
         if py + pn > 0: return py / (py + pn)
     return None
 

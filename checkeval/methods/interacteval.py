@@ -13,7 +13,8 @@ from typing import Any, Sequence
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question
 from ..prompts import render
 from ..runs import MethodResult, make_answer, register_method, variant_name, yes_ratio_judgments
-from .keypoint import ReplyError, _json_payload, _schema_constraint, parse_checklist_answers, answers_schema
+from .keypoint import ReplyError, _schema_constraint, parse_checklist_answers, answers_schema
+from ..parsing import extract_json
 
 # %% auto #0
 __all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'CONSTRUCTION_SCHEMAS', 'CONSTRUCTION_STAGES', 'bullet_lines',
@@ -77,7 +78,7 @@ def _strings(obj, keys) -> list[str]|None:
 def parse_attributes(text:str|None) -> list[str]:
     "Attributes in a think-aloud reply (JSON list, `considerations` object, or the upstream {index: text} form)."
     if text is None or not str(text).strip(): raise ReplyError('empty reply' if text is not None else 'no reply')
-    xs = _strings(_json_payload(text), ('considerations', 'attributes'))
+    xs = _strings(extract_json(text, objects_only=False)[0], ('considerations', 'attributes'))
     if not xs: raise ReplyError('no list of considerations')
     return xs
 
@@ -165,7 +166,7 @@ def _match(name:str, known:Sequence[str]) -> str|None:
 def parse_stage(stage:str, text:str|None, ctx:dict) -> tuple[Any, list[str]]:
     "Parse one construction step's reply given the earlier results `ctx`; returns (result, notes) or raises `ReplyError`."
     if text is None or not str(text).strip(): raise ReplyError('empty reply' if text is not None else 'no reply')
-    obj, notes = _json_payload(text), []
+    obj, notes = extract_json(text, objects_only=False)[0], []
     if obj is None: raise ReplyError('no JSON in reply')
     if stage == 'components':
         xs = _strings(obj, ('components',))
@@ -283,7 +284,7 @@ def evaluation_request(judge, dimension:str, rubric:str, questions:Sequence[str]
 
 def parse_evaluation(text:str|None, questions:Sequence[str]) -> list[tuple[float|None, str]]:
     "(value, reason) per question; also accepts the upstream reply keyed by question text."
-    obj = _json_payload(text) if text else None
+    obj = extract_json(text, objects_only=False)[0] if text else None
     if isinstance(obj, dict) and 'answers' not in obj and obj and not all(re.fullmatch(r'\D{0,10}\d{1,3}', str(k).strip()) for k in obj):
         idx = {_norm(q): i for i,q in enumerate(questions, 1)}
         keyed = {str(idx[_norm(k)]): v for k,v in obj.items() if _norm(k) in idx}

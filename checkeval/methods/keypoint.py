@@ -11,6 +11,7 @@ from typing import Any, Sequence
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..prompts import render
 from ..runs import MethodResult, make_answer, register_method, variant_name
+from ..parsing import extract_json
 
 # %% auto #0
 __all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'CHECKLIST_SCHEMA', 'MODES', 'PAPER_MODE', 'PAPER_LANGUAGE',
@@ -73,23 +74,6 @@ def answers_schema(language:str='en') -> dict:
 class ReplyError(ValueError):
     "A judge reply that cannot be read; the message is the reason recorded with the failure."
 
-_FENCE = re.compile(r'^\s*```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$', re.S)
-
-def _json_payload(text:str):
-    "The JSON value of `text` (bare or fenced), or the one {...} object inside prose; else None."
-    t = text.strip()
-    m = _FENCE.match(t)
-    if m: t = m.group(1).strip()
-    try: return json.loads(t)
-    except json.JSONDecodeError: pass
-    i, j = t.find('{'), t.rfind('}')
-    if 0 <= i < j:
-        try:
-            obj = json.loads(t[i:j+1])
-            if isinstance(obj, dict): return obj
-        except json.JSONDecodeError: pass
-    return None
-
 # %% ../../nbs/14_keypoint.ipynb #3b739719
 _LIST_LINE = re.compile(r'^\s*(?:\d{1,3}\s*[.:)\-–]|[-*•])\s+(?:\[[ xX]?\]\s*)?(.+?)\s*$', re.M)
 
@@ -100,7 +84,7 @@ def parse_checklist(text:str|None) -> list[str]:
     "The checklist questions in a generation reply (JSON or a numbered/bulleted list); `ReplyError` when there are none."
     if text is None: raise ReplyError('no reply')
     if not str(text).strip(): raise ReplyError('empty reply')
-    obj, items = _json_payload(text), None
+    obj, items = extract_json(text, objects_only=False)[0], None
     if isinstance(obj, dict):
         for k in ('items', 'questions', 'checklist', 'itens', 'perguntas'):
             if isinstance(obj.get(k), list): items = obj[k]; break
@@ -136,7 +120,7 @@ def parse_checklist_answers(text:str|None, n:int) -> list[tuple[float|None, str]
     "One (value, reason) per checklist item: 1.0/0.0 with 'ok', or None with why it could not be read."
     if text is None: return [(None, 'no reply')]*n
     if not str(text).strip(): return [(None, 'empty reply')]*n
-    obj, pairs = _json_payload(text), []
+    obj, pairs = extract_json(text, objects_only=False)[0], []
     if isinstance(obj, dict): obj = obj.get('answers', obj.get('respostas', obj))
     if isinstance(obj, list):
         if all(isinstance(e, (str, bool)) for e in obj):

@@ -18,10 +18,10 @@ from ..runs import MethodResult, make_answer, register_method, variant_name
 
 # %% auto #0
 __all__ = ['INPUT_NAMES', 'DEFAULT_LABELS', 'FACT_KEYS', 'STAGE_NAMES', 'SubDimension', 'SealDimension', 'default_config_path',
-           'load_instantiations', 'instantiation', 'split_sentences', 'make_units', 'extract_json', 'Parsed',
-           'parse_sentences', 'parse_facts', 'parse_verdicts', 'parse_support', 'parse_ratings', 'normalise_weights',
-           'unit_score', 'dimension_score', 'input_blocks', 'Planned', 'plan_split', 'plan_facts', 'plan_verify',
-           'plan_rate', 'run_seal', 'seal_judgments', 'threshold_sweep', 'stage_costs']
+           'load_instantiations', 'instantiation', 'split_sentences', 'make_units', 'Parsed', 'parse_sentences',
+           'parse_facts', 'parse_verdicts', 'parse_support', 'parse_ratings', 'normalise_weights', 'unit_score',
+           'dimension_score', 'input_blocks', 'Planned', 'plan_split', 'plan_facts', 'plan_verify', 'plan_rate',
+           'run_seal', 'seal_judgments', 'threshold_sweep', 'stage_costs']
 
 # %% ../../nbs/13_seal.ipynb #ee2c2fe3
 INPUT_NAMES = ('source', 'context', 'reference', 'source_facts', 'reference_facts')
@@ -127,30 +127,7 @@ def make_units(unit:str, segments:Sequence[str]) -> list[str]:
     raise ValueError(f'unknown unit type {unit!r}')
 
 # %% ../../nbs/13_seal.ipynb #33d5913b
-_FENCE = re.compile(r'```(?:json|JSON)?\s*(.*?)```', re.S)
-
-def extract_json(text:str|None) -> tuple[dict|None, str, dict]:
-    "(object, status, notes): the first JSON object in `text`, or None with the reason."
-    if text is None: return None, 'no reply', {}
-    s = text.strip()
-    if not s: return None, 'empty reply', {}
-    notes = {}
-    m = _FENCE.search(s)
-    if m: s, notes['code_fence'] = m.group(1).strip(), True
-    try:
-        obj = json.loads(s)
-        if isinstance(obj, dict): return obj, 'ok', notes
-        return None, f'reply is JSON but not an object ({type(obj).__name__})', notes
-    except json.JSONDecodeError as e: first_err = e
-    dec = json.JSONDecoder()
-    for m in re.finditer(r'\{', s):
-        try: obj, end = dec.raw_decode(s, m.start())
-        except json.JSONDecodeError: continue
-        if isinstance(obj, dict):
-            notes['prose_around_json'] = True
-            return obj, 'ok', notes
-    if '{' not in s: return None, 'no JSON object in reply', notes
-    return None, f'invalid or truncated JSON: {first_err.msg} at char {first_err.pos}', notes
+from ..parsing import extract_json
 
 # %% ../../nbs/13_seal.ipynb #3f6cfae3
 class Parsed(BaseModel):
