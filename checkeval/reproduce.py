@@ -244,7 +244,7 @@ def estimate_cell(cell:Cell) -> dict:
     from checkeval.runs import evaluate
     dj = DryRunJudge(get_judge(cell.judge))
     evaluate(cell.method, cell.benchmark, dj, limit=cell.limit, dimensions=cell.dimensions, seed=cell.seed,
-             sample=cell.sample, variant=cell.run_variant, save=False, **cell.options)
+             sample=cell.sample, variant=cell.run_variant, save=False, options=cell.options)
     return dict(cell=cell.id, judge=cell.judge, paid=True, **dj.totals)
 
 # %% ../nbs/31_reproduce.ipynb #85adcb72
@@ -484,7 +484,7 @@ def estimate_full_run(method:str, benchmark:str, price_in:float, price_out:float
         items = load_benchmark(benchmark)
         k = min(sample_items, len(items))
         dj = DryRunJudge(FunctionJudge(lambda r: 'yes', name=model, model=model, price_in=price_in, price_out=price_out, cache=False))
-        evaluate(method, benchmark, dj, limit=k, sample='random', items=items, dimensions=dimensions, save=False, **(options or {}))
+        evaluate(method, benchmark, dj, limit=k, sample='random', items=items, dimensions=dimensions, save=False, options=options)
         s = len(items)/k
         res = dict(requests=round(dj.totals['requests']*s), prompt_tokens=round(dj.totals['est_prompt_tokens']*s),
                    cost=round(dj.totals['est_cost_max']*s, 2), n_items=len(items), sampled=k)
