@@ -90,16 +90,6 @@ def hanna_llm(levels:Sequence[str]=('sample', 'system'), n_boot:int=0) -> tuple[
 # %% ../nbs/22_recorded.ipynb #1ed06970
 LEXICAL_BENCHMARKS = ('summeval', 'qags_cnndm', 'qags_xsum', 'sfres', 'sfhot', 'legal_sts')
 
-def _md(df:pd.DataFrame, floatfmt:str='.3f') -> str:
-    "A GitHub Markdown table without the tabulate dependency."
-    cols = list(df.columns)
-    def fmt(v):
-        if isinstance(v, float): return '' if np.isnan(v) else format(v, floatfmt)
-        return str(v)
-    lines = ['| ' + ' | '.join(map(str, cols)) + ' |', '|' + '---|' * len(cols)]
-    lines += ['| ' + ' | '.join(fmt(v) for v in row) + ' |' for row in df.itertuples(index=False)]
-    return '\n'.join(lines)
-
 def lexical_rows(benchmarks:Sequence[str]=LEXICAL_BENCHMARKS, n_boot:int=0) -> pd.DataFrame:
     "Lexical-baseline correlation rows for every benchmark with references (each at its literature level)."
     from checkeval.lexical import lexical_correlation_rows
@@ -114,7 +104,8 @@ def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequenc
     only the rows whose key is written here and keeps every other row. Returns the paths written.
     Bootstrap CIs (`n_boot` resamples of groups) are included in the CSV."""
     from checkeval.lexical import compare_published_summeval
-    from checkeval.reporting import merge_long_csv, figures_root
+    from checkeval.reporting import merge_long_csv, figures_root, to_markdown
+    def _md(df): return to_markdown(df).rstrip('\n')
     out = Path(out_dir) if out_dir is not None else figures_root()/'tables'
     out.mkdir(parents=True, exist_ok=True)
     lex = lexical_rows(benchmarks, n_boot=n_boot)
