@@ -589,6 +589,16 @@ def _load_hf(path:str, device:str='cpu', dtype:str|None=None):
             _HF_MODELS[key] = (model, tok)
         return _HF_MODELS[key]
 
+@contextlib.contextmanager
+def _torch_threads(n:int|None):
+    "Run torch's CPU kernels with `n` threads inside the block (None: leave the setting alone)."
+    if n is None: yield; return
+    import torch
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try: yield
+    finally: torch.set_num_threads(before)
+
 def _lcp(a, b) -> int:
     n = min(len(a), len(b)); i = 0
     while i < n and a[i] == b[i]: i += 1
@@ -599,9 +609,15 @@ class HFJudge(Judge):
     "A transformers causal LM served in-process: batched greedy generation, choice scoring, prefix KV reuse."
     backend = 'hf'
     def __init__(self, name:str, model_path:str|Path|None=None, model:str|None=None, device:str='cpu', dtype:str|None=None,
-                 prefix_reuse:bool=True, min_prefix_tokens:int=16, batch_size:int=32, suppress_special:bool=False, **kwargs):
+                 prefix_reuse:bool=True, min_prefix_tokens:int=16, batch_size:int=32, suppress_special:bool=False,
+                 max_new_tokens:int|None=None,    # cap on generated tokens whatever a request asks; part of the model id
+                 num_threads:int|None=None,       # torch CPU threads while this judge computes (None: torch's default)
+                 **kwargs):
         kwargs.setdefault('supports_logprobs', True)
-        super().__init__(name, model=model or str(model_path), batch_size=batch_size, **kwargs)
+        model = model or str(model_path)
+        if max_new_tokens is not None: model = f'{model}-max{int(max_new_tokens)}'
+        super().__init__(name, model=model, batch_size=batch_size, **kwargs)
+        self.max_new_tokens, self.num_threads = (int(max_new_tokens) if max_new_tokens is not None else None), num_threads
         self.model_path, self.device, self.dtype = model_path, device, dtype
         self.prefix_reuse, self.min_prefix_tokens, self.suppress_special = prefix_reuse, min_prefix_tokens, suppress_special
         self.prefix_stats = dict(groups=0, prefix_tokens_saved=0, tokens_computed=0)
@@ -622,14 +638,21 @@ class HFJudge(Judge):
 
     def count_tokens(self, req): return len(self.chat_ids(req.messages))
 
+    def _limit(self, req) -> int:
+        "New tokens generated for `req`: its `max_tokens`, capped by the judge's `max_new_tokens`."
+        return min(req.max_tokens, self.max_new_tokens) if self.max_new_tokens is not None else req.max_tokens
+
     def _call_batch(self, requests):
-        with self._lock:
+        with self._lock, _torch_threads(self.num_threads):
             out = [None]*len(requests)
             scored = [i for i, r in enumerate(requests) if r.constraint is not None and r.constraint.choices]
             for i, resp in zip(scored, self._score([requests[i] for i in scored])): out[i] = resp
             greedy = [i for i, r in enumerate(requests) if out[i] is None and r.temperature <= 0]
+            # a batch decodes as many steps as its longest request and pads to its longest prompt: batch alike requests
+            seqs = {i: self.chat_ids(requests[i].messages) for i in greedy}
+            greedy.sort(key=lambda i: (self._limit(requests[i]), len(seqs[i])))
             for b in _chunks(greedy, self.batch_size):
-                for i, resp in zip(b, self._generate([requests[i] for i in b])): out[i] = resp
+                for i, resp in zip(b, self._generate([requests[i] for i in b], seqs=[seqs[i] for i in b])): out[i] = resp
             for i, r in enumerate(requests):
                 if out[i] is None: out[i] = self._generate([r], sample=True)[0]
             return out
@@ -716,15 +739,15 @@ class HFJudge(Judge):
         return out
 
     # --- free generation ---
-    def _generate(self, reqs, sample=False):
+    def _generate(self, reqs, sample=False, seqs=None):
         import torch
         model, tok = self._loaded()
-        seqs = [self.chat_ids(r.messages) for r in reqs]
+        seqs = seqs if seqs is not None else [self.chat_ids(r.messages) for r in reqs]
         L = max(map(len, seqs))
         ids = torch.full((len(seqs), L), tok.pad_token_id, dtype=torch.long); mask = torch.zeros_like(ids)
         for j, s in enumerate(seqs): ids[j, L-len(s):] = torch.tensor(s); mask[j, L-len(s):] = 1
         need_lp = any(r.logprobs for r in reqs)
-        kw = dict(max_new_tokens=max(r.max_tokens for r in reqs), eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+        kw = dict(max_new_tokens=max(self._limit(r) for r in reqs), eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
                   output_scores=need_lp, return_dict_in_generate=True)
         if self.suppress_special:   # never emit chat markers or padding mid-answer (the tiny model's random weights would)
             special = set(tok.all_special_ids) | {i for i, t in tok.added_tokens_decoder.items() if t.special}
@@ -741,7 +764,7 @@ class HFJudge(Judge):
         new = g.sequences[:, L:].cpu()
         out = []
         for j, r in enumerate(reqs):
-            toks = new[j, :r.max_tokens].tolist()
+            toks = new[j, :self._limit(r)].tolist()
             finish = 'length'
             if tok.eos_token_id in toks: toks = toks[:toks.index(tok.eos_token_id)]; finish = 'stop'
             text = tok.decode(toks, skip_special_tokens=True)
@@ -829,9 +852,11 @@ def parse_chat_completion(data:dict) -> JudgeResponse:
                          finish_reason=ch.get('finish_reason'), model=data.get('model'))
 
 # %% ../nbs/03_judges.ipynb #1d6a22a2
-try: from openai._base_client import httpx2 as _httpx_mod
-except ImportError: from openai._base_client import httpx as _httpx_mod
-_HTTPResponse = _httpx_mod.Response
+def _httpx():
+    "The HTTP library under the official client (`httpx2` in recent versions, `httpx` before), imported on first use."
+    try: from openai._base_client import httpx2 as m
+    except ImportError: from openai._base_client import httpx as m
+    return m
 
 def aiohttp_available() -> bool:
     "True when the official client can use its aiohttp transport (`pip install 'openai[aiohttp]'`)."
@@ -845,7 +870,7 @@ _SSL_CONTEXT = None
 def _ssl_context():
     "One verifying SSL context per process (building one loads the CA bundle: tens of milliseconds)."
     global _SSL_CONTEXT
-    if _SSL_CONTEXT is None: _SSL_CONTEXT = _httpx_mod.create_ssl_context()
+    if _SSL_CONTEXT is None: _SSL_CONTEXT = _httpx().create_ssl_context()
     return _SSL_CONTEXT
 
 class _Endpoint:
@@ -914,11 +939,12 @@ class OpenAIJudge(Judge):
         "The HTTP client under the official client: a keep-alive pool sized to the concurrency, one shared SSL context."
         import openai
         n = self.max_concurrency
-        kw = dict(limits=_httpx_mod.Limits(max_connections=2*n + 8, max_keepalive_connections=n + 4), verify=_ssl_context())
+        kw = dict(limits=_httpx().Limits(max_connections=2*n + 8, max_keepalive_connections=n + 4), verify=_ssl_context())
         return openai.DefaultAioHttpClient(**kw) if self.http_backend == 'aiohttp' else openai.DefaultAsyncHttpxClient(**kw)
 
     async def _dispatch(self, keys, pending, done, owner, refresh):
         from openai import AsyncOpenAI
+        self._raw_response_type = _httpx().Response
         key, urls = self._api_key(), self.base_urls
         self._eps = [_Endpoint(u) for u in urls]
         for ep in self._eps:
@@ -937,6 +963,7 @@ class OpenAIJudge(Judge):
         return [dict(url=e.url, sent=e.sent) for e in getattr(self, '_eps', [])]
 
     async def _acall(self, req:JudgeRequest, key:str|None=None) -> JudgeResponse:
+        raw_response = self._raw_response_type
         kw, extra = self.body(req)
         headers = {'X-Checkeval-Key': key or request_key(req)}
         t0, reason = time.perf_counter(), None
@@ -944,7 +971,7 @@ class OpenAIJudge(Judge):
             ep = self._pick(); ep.in_flight += 1; ep.sent += 1
             try:
                 # the client's own POST with a plain dict: skips its per-request parameter transform and model parsing (CPU-bound at scale)
-                raw = await ep.client.post('/chat/completions', cast_to=_HTTPResponse, body={**kw, **extra}, options={'headers': headers})
+                raw = await ep.client.post('/chat/completions', cast_to=raw_response, body={**kw, **extra}, options={'headers': headers})
                 resp = parse_chat_completion(json.loads(raw.content))
                 return resp.model_copy(update={'latency_s': time.perf_counter() - t0, 'attempts': attempt + 1})
             except Exception as e:
@@ -1100,9 +1127,13 @@ def check_no_secrets(obj, where:str='configuration', _path:str=''):
             if pat.search(obj): raise SecretInConfig(f"{where}: value at '{_path or '<root>'}' looks like a secret; use an environment variable")
 
 # %% ../nbs/03_judges.ipynb #a447061b
+from .testing.tiny import TINY_MODEL_ID, TINY_MAX_NEW_TOKENS, TINY_NUM_THREADS
+
 BUILTIN_JUDGES = {
-    'tiny': dict(backend='hf', model='checkeval-tiny-v1', group='test', price_in=0, price_out=0, batch_size=32, suppress_special=True,
-                 description='built-in deterministic random-weight Llama (plumbing check; its scores mean nothing)'),
+    'tiny': dict(backend='hf', model=TINY_MODEL_ID, group='test', price_in=0, price_out=0, batch_size=32, suppress_special=True,
+                 max_new_tokens=TINY_MAX_NEW_TOKENS, num_threads=TINY_NUM_THREADS,
+                 description=f'built-in deterministic random-weight Llama (plumbing check; its scores mean nothing; '
+                             f'at most {TINY_MAX_NEW_TOKENS} new tokens per answer)'),
 }
 
 def judges_config_path() -> Path|None:

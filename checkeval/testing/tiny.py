@@ -11,7 +11,8 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['SPECIAL', 'ANSWERS', 'NUMBERS', 'PUNCT', 'WORDS', 'CHAT_TEMPLATE', 'TINY_CONFIG', 'TINY_SEED', 'TINY_MODEL_ID',
-           'tiny_vocab', 'tiny_recipe_hash', 'make_tiny_tokenizer', 'tiny_path', 'build_tiny']
+           'TINY_MAX_NEW_TOKENS', 'TINY_NUM_THREADS', 'tiny_vocab', 'tiny_recipe_hash', 'make_tiny_tokenizer',
+           'tiny_path', 'build_tiny']
 
 # %% ../../nbs/05_testing.ipynb #8a8988e7
 SPECIAL = ['<pad>', '<unk>', '<s>', '</s>', '<|system|>', '<|user|>', '<|assistant|>', '<|end|>']
@@ -72,6 +73,8 @@ TINY_CONFIG = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, n
                    num_key_value_heads=2, max_position_embeddings=8192, rms_norm_eps=1e-6, tie_word_embeddings=True)
 TINY_SEED = 0
 TINY_MODEL_ID = 'checkeval-tiny-v1'
+TINY_MAX_NEW_TOKENS = 64   # the `tiny` judge's cap on generated tokens (its model id says so: checkeval-tiny-v1-max64)
+TINY_NUM_THREADS = 1       # torch CPU threads while the `tiny` judge computes
 
 def tiny_recipe_hash() -> str:
     "Hash of everything that determines the tiny model; a change triggers a rebuild."
