@@ -8,6 +8,9 @@ and at most 32 served at once. Measured in one run:
   client runs on its aiohttp transport when installed (`http_backend` says which; `--http-backend`
   chooses);
 * unbounded: `asyncio.gather` over every request with the official async client (default settings);
+* floor: a minimal keep-alive HTTP/1.1 client on asyncio streams (32 connections, no SDK, no
+  cache, about 0.1 ms of CPU per request): what this machine and server allow at the moment of
+  the run, so that `ratio` can be read against `floor.ratio` when other work loads the machine;
 * sequential: a plain loop with the official sync client, on the first `--sequential-n` requests
   (default 200; `--sequential-n 2000` measures all of them, about 100 s). The JSON states what
   was measured; nothing is extrapolated.
@@ -46,6 +49,25 @@ def proc_cpu(pid) -> float:
 
 
 def messages(i): return [{'role': 'user', 'content': f'Request {i}: is the summary coherent? Answer yes or no.'}]
+
+
+async def raw_floor(url, n, conc):
+    "Every request over `conc` keep-alive connections with hand-written HTTP/1.1: the cheapest possible client."
+    host, port = url.split('//', 1)[1].split('/', 1)[0].rsplit(':', 1)
+    todo, ok = list(range(n))[::-1], [0]
+    async def worker():
+        r, w = await asyncio.open_connection(host, int(port))
+        while todo:
+            body = json.dumps(dict(model='local', messages=messages(todo.pop()), max_tokens=4)).encode()
+            w.write(b'POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n'
+                    % (host.encode(), len(body)) + body)
+            head = (await r.readuntil(b'\r\n\r\n')).decode('latin-1').split('\r\n')
+            size = next(int(l.split(':', 1)[1]) for l in head if l.lower().startswith('content-length:'))
+            data = json.loads(await r.readexactly(size))
+            ok[0] += head[0].split()[1] == '200' and bool(data['choices'][0]['message']['content'])
+        w.close()
+    await asyncio.gather(*(worker() for _ in range(conc)))
+    return ok[0]
 
 
 def main():
@@ -87,6 +109,12 @@ def main():
             out['engine_rerun_from_cache'] = dict(wall_s=round(wall2, 3), completed=sum(r.ok for r in rs2), cached=sum(r.cached for r in rs2),
                                                   server_requests=st['received'],
                                                   identical=[r.text for r in rs] == [r.text for r in rs2])
+
+        stats(url, reset=True)
+        c0 = time.process_time(); t0 = time.perf_counter(); ok = asyncio.run(raw_floor(url, a.n, a.max_concurrency))
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        out['floor'] = dict(wall_s=round(wall, 3), ratio=round(wall / out['bound_s'], 4), completed=ok,
+                            client_cpu_ms_per_request=round(cpu / a.n * 1000, 3), server_answered=stats(url)['answered'])
 
         if not a.skip_unbounded:
             async def unbounded():
