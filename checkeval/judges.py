@@ -729,11 +729,12 @@ class HFJudge(Judge):
             best = int(torch.argmax(lp[ids]))
             tl = None
             if r.logprobs:
+                # one entry per vocabulary token, always under the tokenizer's spelling of that token (`▁Yes`, `ĠYes`,
+                # `yes`): the top tokens plus each choice's (first) token, never a token under two names
                 k = r.top_logprobs or 5
-                top = torch.topk(lp, min(k, lp.numel()))
-                tl = {t: float(v) for t, v in zip(tok.convert_ids_to_tokens(top.indices.tolist()), top.values.tolist())}
-                tl.update({c: float(lp[t]) for c, t in zip(r.constraint.choices, ids)})
-                tl = [tl]
+                top = torch.topk(lp, min(k, lp.numel())).indices.tolist()
+                tids = list(dict.fromkeys(top + list(ids)))
+                tl = [{t: float(lp[i]) for t, i in zip(tok.convert_ids_to_tokens(tids), tids)}]
             out[i] = JudgeResponse(text=r.constraint.choices[best], top_logprobs=tl, prompt_tokens=len(seq), completion_tokens=1,
                                    finish_reason='stop', latency_s=dt, model=self.model)
         return out
