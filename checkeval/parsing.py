@@ -1,4 +1,4 @@
-"""Shared readers for what judges write back: the JSON inside a reply (bare, fenced or in prose) and the text of a generated token.
+"""Shared readers for what judges write back: the JSON inside a reply (bare, fenced or in prose), the text of a generated token, and the yes/no probability mass of an answer.
 
 Docs: https://checkeval.github.io/checkeval/parsing.html.md"""
 
@@ -6,11 +6,11 @@ Docs: https://checkeval.github.io/checkeval/parsing.html.md"""
 
 # %% ../nbs/06_parsing.ipynb #0c9d7510
 from __future__ import annotations
-import json, re
-from typing import Any
+import json, math, re
+from typing import Any, Mapping, Sequence
 
 # %% auto #0
-__all__ = ['extract_json', 'token_text']
+__all__ = ['extract_json', 'token_text', 'answer_class', 'yes_no_mass', 'normalized_yes']
 
 # %% ../nbs/06_parsing.ipynb #ca368f66
 _FENCE = re.compile(r'```[A-Za-z]*[ \t]*\n?(.*?)```', re.S)
@@ -44,3 +44,40 @@ def extract_json(text:str|None, objects_only:bool=True) -> tuple[Any, str, dict]
 def token_text(token:str) -> str:
     "The text of a generated token without its BPE/SentencePiece space marker, stripped."
     return str(token).replace('Ġ', ' ').replace('▁', ' ').strip()
+
+# %% ../nbs/06_parsing.ipynb #6556cfc9
+_EDGES = re.compile(r'^\W+|\W+$')
+
+def answer_class(token:str) -> str|None:
+    "'yes' or 'no' when `token` is a spelling of that answer (any case, space marker, punctuation around it), else None."
+    t = _EDGES.sub('', token_text(token)).lower()
+    return t if t in ('yes', 'no') else None
+
+def _positions(top_logprobs) -> list:
+    "The per-position dicts of `top_logprobs`: a list of {token: logprob}, or one such dict (one position)."
+    if not top_logprobs: return []
+    return [top_logprobs] if isinstance(top_logprobs, Mapping) else list(top_logprobs)
+
+def _mass(pos:Mapping|None) -> tuple[float, float]:
+    m = {'yes': 0., 'no': 0.}
+    for tok, lp in (pos or {}).items():
+        c = answer_class(tok)
+        if c is not None and lp is not None and not math.isnan(lp): m[c] += math.exp(lp)
+    return m['yes'], m['no']
+
+def yes_no_mass(top_logprobs:Sequence[Mapping[str, float]]|Mapping[str, float]|None, position:int|None=0) -> tuple[float, float]:
+    """(P(yes), P(no)): the summed probabilities of the yes and of the no spellings at `position`.
+
+    `top_logprobs` is a response's list (one {token: logprob} per generated token) or one such dict.
+    `position=None` takes the first position where either word appears. (0., 0.) when there is none."""
+    ps = _positions(top_logprobs)
+    if position is not None: return _mass(ps[position]) if -len(ps) <= position < len(ps) else (0., 0.)
+    for pos in ps:
+        y, n = _mass(pos)
+        if y + n > 0: return y, n
+    return 0., 0.
+
+def normalized_yes(top_logprobs:Sequence[Mapping[str, float]]|Mapping[str, float]|None, position:int|None=None) -> float|None:
+    "P(yes) / (P(yes) + P(no)) at `position` (None: the first position where either appears); None when neither appears."
+    y, n = yes_no_mass(top_logprobs, position)
+    return y / (y + n) if y + n > 0 else None

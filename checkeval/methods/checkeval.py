@@ -13,7 +13,7 @@ import yaml
 from pydantic import ValidationError
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES
 from ..runs import MethodResult, make_answer, register_method, variant_name, yes_ratio_judgments
-from ..parsing import extract_json, token_text
+from ..parsing import extract_json, normalized_yes, token_text
 
 # %% auto #0
 __all__ = ['STAGE_ORDER', 'PAPER_SIZES', 'BENCHMARK_TASKS', 'QUESTIONNAIRE_COLUMNS', 'parse_reply', 'parse_answers_detailed',
@@ -529,16 +529,9 @@ def construction_counts(report:dict):
     return pd.DataFrame({d: {r: rep['counts'][r] for r in rows} for d, rep in report['dimensions'].items()})
 
 # %% ../../nbs/10_checkeval.ipynb #6f85ee03
-_YES_TOK = re.compile(r'^\W*yes\W*$', re.I)
-_NO_TOK = re.compile(r'^\W*no\W*$', re.I)
-
 def p_yes_from_logprobs(top_logprobs:list[dict[str, float]]|None) -> float|None:
-    "P(yes)/(P(yes)+P(no)) at the first position whose top tokens include a yes or no variant."
-    for pos in top_logprobs or []:
-        py = sum(math.exp(lp) for t,lp in pos.items() if _YES_TOK.match(token_text(t)))
-        pn = sum(math.exp(lp) for t,lp in pos.items() if _NO_TOK.match(token_text(t)))
-        if py + pn > 0: return py / (py + pn)
-    return None
+    "P(yes)/(P(yes)+P(no)) at the first position whose top tokens include a yes or no variant (`checkeval.parsing.normalized_yes`)."
+    return normalized_yes(top_logprobs, position=None)
 
 # %% ../../nbs/10_checkeval.ipynb #5ce8b38a
 def item_inputs(item:Item, benchmark:str|None=None) -> list[dict]:

@@ -15,16 +15,18 @@ import pandas as pd
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, read_jsonl, write_jsonl
 from ..prompts import render
 from ..runs import MethodResult, make_answer, register_method, variant_name
+from ..parsing import answer_class, normalized_yes, yes_no_mass
+_all_ = ['answer_class', 'yes_no_mass']   # re-exported: one yes/no reader for every method
 
 # %% auto #0
 __all__ = ['FIXED_QUESTIONS', 'YES_NO', 'EXPORT_BENCHMARKS', 'render_history', 'instance_of', 'creation_messages',
            'parse_checklist', 'make_checklist', 'save_checklists', 'load_checklists', 'create_checklists',
-           'fixed_checklist', 'answer_class', 'yes_no_mass', 'normalized_score', 'grading_messages', 'grading_request',
-           'grade_items', 'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor',
-           'supervised_scores', 'mt_bench_instances', 'read_mt_bench_responses', 'mt_bench_response_items',
-           'generate_mt_bench_responses', 'load_rocketeval_export', 'read_annotations', 'default_train_models',
-           'run_rocketeval', 'system_scores', 'arena_reference', 'simulated_battles', 'list_level_evaluation',
-           'pairwise_agreement_with_votes', 'cost_table']
+           'fixed_checklist', 'normalized_score', 'grading_messages', 'grading_request', 'grade_items',
+           'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor', 'supervised_scores',
+           'mt_bench_instances', 'read_mt_bench_responses', 'mt_bench_response_items', 'generate_mt_bench_responses',
+           'load_rocketeval_export', 'read_annotations', 'default_train_models', 'run_rocketeval', 'system_scores',
+           'arena_reference', 'simulated_battles', 'list_level_evaluation', 'pairwise_agreement_with_votes',
+           'cost_table', 'answer_class', 'yes_no_mass']
 
 # %% ../../nbs/12_rocketeval.ipynb #6d9418e3
 def render_history(history:Sequence[Mapping]|str|None) -> str:
@@ -160,27 +162,12 @@ def fixed_checklist(instance_id:str, dimension:Dimension|None=None, benchmark:st
     return Checklist(dimension=dim, questions=qs, benchmark=benchmark, source='fixed', meta={'instance_id': str(instance_id), 'fixed': True})
 
 # %% ../../nbs/12_rocketeval.ipynb #7c03f3cd
-_MARKERS = re.compile(r"^[\s▁Ġ\u0120\u2581'\"`*.,:;!()\[\]<>]+|[\s▁Ġ\u0120\u2581'\"`*.,:;!()\[\]<>]+$")
-
-def answer_class(token:str) -> str|None:
-    "'yes' or 'no' when `token` is a spelling of that answer, else None."
-    t = _MARKERS.sub('', str(token)).lower()
-    return t if t in ('yes', 'no') else None
-
-def yes_no_mass(top_logprobs:Mapping[str, float]|None) -> tuple[float, float]:
-    "Total probability of the 'yes' and of the 'no' spellings among `top_logprobs` (token → log-probability)."
-    seen = {'yes': set(), 'no': set()}
-    for tok, lp in (top_logprobs or {}).items():
-        c = answer_class(tok)
-        if c is not None and lp is not None and math.isfinite(lp): seen[c].add(float(lp))
-    return sum(math.exp(v) for v in seen['yes']), sum(math.exp(v) for v in seen['no'])
-
 def normalized_score(top_logprobs:Mapping[str, float]|None) -> tuple[float|None, str]:
     "P(Yes) / (P(Yes) + P(No)) from the first token's top log-probabilities, and 'ok' or the reason it is unknown."
     if not top_logprobs: return None, 'no logprobs in the response'
-    y, n = yes_no_mass(top_logprobs)
-    if y + n <= 0: return None, 'neither yes nor no among the top logprobs'
-    return y / (y + n), 'ok'
+    p = normalized_yes(top_logprobs, position=0)
+    if p is None: return None, 'neither yes nor no among the top logprobs'
+    return p, 'ok'
 
 # %% ../../nbs/12_rocketeval.ipynb #58af7862
 YES_NO = ('Yes', 'No')
