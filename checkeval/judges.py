@@ -610,6 +610,7 @@ class HFJudge(Judge):
     backend = 'hf'
     def __init__(self, name:str, model_path:str|Path|None=None, model:str|None=None, device:str='cpu', dtype:str|None=None,
                  prefix_reuse:bool=True, min_prefix_tokens:int=16, batch_size:int=32, suppress_special:bool=False,
+                 prefix_fraction:float=0.5,      # a shared prefix is reused when it is at least this share of its prompts
                  max_new_tokens:int|None=None,    # cap on generated tokens whatever a request asks; part of the model id
                  num_threads:int|None=None,       # torch CPU threads while this judge computes (None: torch's default)
                  **kwargs):
@@ -620,6 +621,7 @@ class HFJudge(Judge):
         self.max_new_tokens, self.num_threads = (int(max_new_tokens) if max_new_tokens is not None else None), num_threads
         self.model_path, self.device, self.dtype = model_path, device, dtype
         self.prefix_reuse, self.min_prefix_tokens, self.suppress_special = prefix_reuse, min_prefix_tokens, suppress_special
+        self.prefix_fraction = float(prefix_fraction)
         self.prefix_stats = dict(groups=0, prefix_tokens_saved=0, tokens_computed=0)
         self._lock = threading.Lock()
 
@@ -668,15 +670,20 @@ class HFJudge(Judge):
         return ids
 
     def _prefix_groups(self, seqs):
-        "Group sequence indices that share at least `min_prefix_tokens` leading tokens: [(prefix_len, [idx])]."
+        """Group sequence indices that share a long leading prefix: [(prefix_len, [idx])].
+
+        Sorted, neighbours join a group while the group's common prefix stays at least `min_prefix_tokens` long and
+        at least `prefix_fraction` of its shortest sequence: requests about one context (long common prefix, short
+        questions) form a group, requests that only share a chat header or an instruction do not."""
         order = sorted(range(len(seqs)), key=lambda i: seqs[i])
-        groups, cur, P = [], [], 0
+        groups, cur, P, L = [], [], 0, 0
         for i in order:
             if cur:
-                p = min(P, _lcp(seqs[cur[0]], seqs[i]))
-                if self.prefix_reuse and p >= self.min_prefix_tokens: cur.append(i); P = p; continue
+                p, l = min(P, _lcp(seqs[cur[0]], seqs[i])), min(L, len(seqs[i]))
+                if self.prefix_reuse and p >= self.min_prefix_tokens and p >= self.prefix_fraction*l:
+                    cur.append(i); P, L = p, l; continue
                 groups.append((P if len(cur) > 1 else 0, cur))
-            cur, P = [i], len(seqs[i])
+            cur, P, L = [i], len(seqs[i]), len(seqs[i])
         if cur: groups.append((P if len(cur) > 1 else 0, cur))
         return [(min(P, min(len(seqs[i]) for i in g) - 1) if P else 0, g) for P, g in groups]
 
