@@ -14,6 +14,8 @@ their `ratio`, and the largest absolute difference of the normalised scores P(Ye
 and of the Yes/No probabilities between the two modes. The last line is one JSON object.
 
     python bench/prefix_reuse.py [--responses 50] [--items 10] [--words 600] [--repeats 2] [--device cpu]
+
+The engine's grouping runs with its defaults unless `--min-prefix-tokens` / `--prefix-fraction` are given.
 """
 from __future__ import annotations
 import argparse, json, math, os, platform, sys, tempfile, time
@@ -101,7 +103,8 @@ def main(argv=None):
     ap.add_argument('--repeats', type=int, default=2, help='timed runs per mode (alternating); the best is reported')
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--threads', type=int, default=None)
-    ap.add_argument('--min-prefix-tokens', type=int, default=128, help="HFJudge's threshold for sharing a prefix")
+    ap.add_argument('--min-prefix-tokens', type=int, default=None, help="HFJudge's min_prefix_tokens (default: the engine's)")
+    ap.add_argument('--prefix-fraction', type=float, default=None, help="HFJudge's prefix_fraction (default: the engine's)")
     args = ap.parse_args(argv)
     import torch
     if args.threads: torch.set_num_threads(args.threads)
@@ -109,11 +112,11 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix='prefix-bench-') as tmp:
         path = build_model(Path(tmp)/'model', args.vocab)
         items, checklists = make_workload(args.responses, args.items, args.words, args.vocab)
-        # min_prefix_tokens: requests about different responses share the chat header and the prompt's opening
-        # sentences (~40 tokens); a threshold above that keeps the engine from merging them into one group whose
-        # common prefix is only that header (the default of 16 does merge them: see the report).
+        # requests about different responses share the chat header and the prompt's opening sentences (~40 tokens);
+        # the engine's default grouping (prefix at least half of the prompts) keeps them apart, so no option is needed
+        opts = {k: v for k, v in (('min_prefix_tokens', args.min_prefix_tokens), ('prefix_fraction', args.prefix_fraction)) if v is not None}
         judges = {mode: HFJudge(f'bench-{mode}', model_path=path, device=args.device, cache=False, progress=False,
-                                prefix_reuse=(mode == 'reuse'), min_prefix_tokens=args.min_prefix_tokens) for mode in ('reuse', 'full')}
+                                prefix_reuse=(mode == 'reuse'), **opts) for mode in ('reuse', 'full')}
         reqs = requests_for(items, checklists)
         tokens = [judges['full'].count_tokens(r) for r in reqs]
         for j in judges.values(): grade(j, reqs[:args.items])          # load weights, warm up
@@ -135,7 +138,7 @@ def main(argv=None):
                    items_per_s_full=round(n / best['full'], 2), items_per_s_reuse=round(n / best['reuse'], 2),
                    ratio=round(best['full'] / best['reuse'], 2), max_abs_diff_normalized_p=d_norm, max_abs_diff_yes_no_p=d_prob,
                    prefix_groups=judges['reuse'].prefix_stats['groups'], prefix_tokens_saved=judges['reuse'].prefix_stats['prefix_tokens_saved'],
-                   min_prefix_tokens=args.min_prefix_tokens, torch=torch.__version__, threads=torch.get_num_threads(),
+                   min_prefix_tokens=judges['reuse'].min_prefix_tokens, prefix_fraction=judges['reuse'].prefix_fraction, torch=torch.__version__, threads=torch.get_num_threads(),
                    python=platform.python_version(), goal='ratio >= 3 and max_abs_diff <= 1e-4')
         res['goal_met'] = bool(res['ratio'] >= 3 and max(d_norm, d_prob) <= 1e-4)
         print(json.dumps(res))
