@@ -1,39 +1,16 @@
 "`checkeval evaluate --method rocketeval --benchmark mt_bench --judge tiny` end to end: creation, grading, scoring, records, cache."
-import json, os, subprocess, sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, '-m', 'checkeval.cli']
+from conftest import read_run, run_cli
+
 # small and fast: the first MT-Bench question, first turn, two generated "systems", short generations
 BASE = ['evaluate', '--method', 'rocketeval', '--benchmark', 'mt_bench', '--judge', 'tiny', '--limit', '1', '--sample', 'first',
         '-o', 'turns=[1]', '-o', 'respond_max_tokens=8', '-o', 'create_max_tokens=24']
 
 
-@pytest.fixture(scope='module')
-def env(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp('rocketeval')
-    return {**os.environ, 'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1', 'CHECKEVAL_PROGRESS': '0',
-            'CHECKEVAL_RUNS': str(tmp/'runs'), 'CHECKEVAL_CACHE': str(tmp/'cache')}
-
-
-def run(args, env):
-    r = subprocess.run(CLI + args, cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout.strip().splitlines()[-1])
-
-
-def read(run_dir):
-    p = Path(run_dir)
-    rows = lambda f: [json.loads(l) for l in (p/f).read_text().splitlines() if l.strip()]
-    arts = {f.stem: json.loads(f.read_text()) for f in (p/'artifacts').glob('*.json')}
-    return rows('answers.jsonl'), rows('judgments.jsonl'), json.loads((p/'meta.json').read_text()), arts
-
-
-def test_tiny_creation_fails_on_record_and_the_fallback_grades(env):
-    out = run(BASE + ['-o', 'on_creation_failure=fixed'], env)
-    answers, judgments, meta, arts = read(out['run'])
+def test_tiny_creation_fails_on_record_and_the_fallback_grades(cli_env):
+    out = run_cli(BASE + ['-o', 'on_creation_failure=fixed'], cli_env)
+    answers, judgments, meta, arts = read_run(out)
     # creation: the tiny judge's replies are noise, so every instance is a recorded failure (with its raw text) ...
     log = arts['creation_log']
     assert [r['instance_id'] for r in log] == ['81-t1']
@@ -56,28 +33,28 @@ def test_tiny_creation_fails_on_record_and_the_fallback_grades(env):
     assert 'skipped' in arts['ranking']     # generated systems have no Arena Elo
 
     # a second identical run makes no new judge call
-    again = run(BASE + ['-o', 'on_creation_failure=fixed'], env)
+    again = run_cli(BASE + ['-o', 'on_creation_failure=fixed'], cli_env)
     assert again['usage']['sent'] == 0 and again['usage']['cached'] == again['usage']['requests'] > 0
-    answers2, judgments2, *_ = read(again['run'])
+    answers2, judgments2, *_ = read_run(again)
     assert [a['value'] for a in answers2] == [a['value'] for a in answers]
 
 
-def test_default_run_records_creation_failures_as_unscored(env):
-    out = run(BASE, env)
-    answers, judgments, meta, arts = read(out['run'])
+def test_default_run_records_creation_failures_as_unscored(cli_env):
+    out = run_cli(BASE, cli_env)
+    answers, judgments, meta, arts = read_run(out)
     assert answers == [] and len(judgments) == 2
     for j in judgments:
         assert j['score'] is None and j['meta']['reason'].startswith('no checklist: ')
 
 
-def test_checklist_file_and_unparsed_replies_are_nulls(env, tmp_path):
+def test_checklist_file_and_unparsed_replies_are_nulls(cli_env, tmp_path):
     from checkeval.methods.rocketeval import make_checklist, save_checklists
     cl = make_checklist('81-t1', ['Does the post describe cultural experiences in Hawaii?', 'Does the post name must-see attractions?'],
                         benchmark='mt_bench', source='test fixture')
     path = save_checklists(tmp_path/'checklists.jsonl', [cl])
     # unconstrained, decoded yes/no (the "w/o normalised score" ablation): the tiny model's word is mostly not yes/no
-    out = run(BASE + ['-o', f'checklists={path}', '-o', 'constrain=false', '-o', 'normalized=false', '-o', 'top_logprobs=50'], env)
-    answers, judgments, meta, arts = read(out['run'])
+    out = run_cli(BASE + ['-o', f'checklists={path}', '-o', 'constrain=false', '-o', 'normalized=false', '-o', 'top_logprobs=50'], cli_env)
+    answers, judgments, meta, arts = read_run(out)
     assert len(answers) == 4 and {a['question_id'] for a in answers} == {'81-t1/c1', '81-t1/c2'}
     for a in answers:
         if a['status'] == 'ok': assert a['value'] in (0.0, 1.0)
