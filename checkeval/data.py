@@ -11,16 +11,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Literal, Optional
 from pydantic import Field, field_validator
-from .core import DataError, Dimension, Item, Record, iter_jsonl
+from .core import DataError, Dimension, Item, Record, iter_jsonl, repo_root
 
 # %% auto #0
 __all__ = ['ENV_MIRROR', 'ENV_CACHE', 'ENV_CATALOG', 'ENV_OFFLINE', 'ENV_TIMEOUT', 'SUMMEVAL_PPAIRS_SYSTEMS', 'HANNA_DIMENSIONS',
            'ELLIPSE_ZIP_PASSWORD', 'REBUILDERS', 'BENCHMARKS', 'UNKNOWN_SYSTEM', 'MT_BENCH_REFERENCES',
            'ARENA_BENCHMARKS', 'UNIEVAL_TOPICAL_CHAT', 'CHECK_EVAL_CRITERIA', 'HANNA_FILES', 'CHECKEVAL_STAGES',
-           'INTERACTEVAL_DIMENSIONS', 'repo_root', 'cache_root', 'cache_dir', 'mirror_dir', 'CatalogEntry',
-           'catalog_path', 'manifest', 'catalog_entry', 'sha256_file', 'verify_file', 'locate', 'available', 'resolve',
-           'SafeUnpickler', 'safe_unpickle', 'data_env', 'clear_caches', 'BenchmarkInfo', 'benchmark_info', 'get_field',
-           'scores_of', 'load_benchmark', 'load_frame', 'load_arena_elo', 'load_wildbench', 'load_unieval_topical_chat',
+           'INTERACTEVAL_DIMENSIONS', 'cache_root', 'cache_dir', 'mirror_dir', 'CatalogEntry', 'catalog_path',
+           'manifest', 'catalog_entry', 'sha256_file', 'verify_file', 'locate', 'available', 'resolve', 'SafeUnpickler',
+           'safe_unpickle', 'data_env', 'clear_caches', 'BenchmarkInfo', 'benchmark_info', 'get_field', 'scores_of',
+           'load_benchmark', 'load_frame', 'load_arena_elo', 'load_wildbench', 'load_unieval_topical_chat',
            'load_check_eval_legal', 'load_hanna_metric_scores', 'load_hanna_llm', 'load_hanna_user_study',
            'load_checkeval_questions', 'load_checkeval_geval_prompt', 'interacteval_files', 'interacteval_prompt',
            'rocketeval_template', 'check_eval_prompt', 'load_mt_bench_judge_prompts', 'catalog', 'check_all', 'show',
@@ -30,19 +30,6 @@ __all__ = ['ENV_MIRROR', 'ENV_CACHE', 'ENV_CATALOG', 'ENV_OFFLINE', 'ENV_TIMEOUT
 ENV_MIRROR, ENV_CACHE, ENV_CATALOG = 'CHECKEVAL_DATA_MIRROR', 'CHECKEVAL_CACHE', 'CHECKEVAL_CATALOG'
 ENV_OFFLINE, ENV_TIMEOUT = 'CHECKEVAL_OFFLINE', 'CHECKEVAL_DOWNLOAD_TIMEOUT'
 _HERE = Path(__file__).resolve().parent if '__file__' in globals() else Path.cwd().resolve()
-
-def _is_checkout(d:Path) -> bool:
-    p = d/'pyproject.toml'
-    if not (p.is_file() and (d/'checkeval').is_dir() and (d/'nbs').is_dir()): return False
-    try: return re.search(r'(?m)^name\s*=\s*"checkeval"', p.read_text(encoding='utf-8')) is not None
-    except OSError: return False
-
-def repo_root() -> Path|None:
-    "The checkeval checkout the package was imported from (or the working directory lies in), else None."
-    for start in (_HERE, Path.cwd().resolve()):
-        for d in (start, *start.parents):
-            if _is_checkout(d): return d
-    return None
 
 # %% ../nbs/01_data.ipynb #75f8b048
 def cache_root() -> Path:

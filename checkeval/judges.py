@@ -11,21 +11,16 @@ import sqlite3, threading, time, uuid
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from .core import repo_root
 
 # %% auto #0
-__all__ = ['KEY_FIELDS', 'HFBackend', 'VLLM_MISSING', 'BUILTIN_JUDGES', 'repo_root', 'cache_dir', 'Constraint', 'JudgeRequest',
+__all__ = ['KEY_FIELDS', 'HFBackend', 'VLLM_MISSING', 'BUILTIN_JUDGES', 'cache_dir', 'Constraint', 'JudgeRequest',
            'JudgeResponse', 'canonical_request', 'request_key', 'ResponseCache', 'BudgetExceeded', 'estimate_tokens',
            'Judge', 'FunctionJudge', 'HFJudge', 'classify_error', 'parse_chat_completion', 'aiohttp_available',
            'OpenAIJudge', 'submit_batch', 'collect_batch', 'vllm_sampling_kwargs', 'VLLMJudge', 'SecretInConfig',
            'check_no_secrets', 'judges_config_path', 'load_judges_config', 'list_judges', 'get_judge']
 
 # %% ../nbs/03_judges.ipynb #36afb340
-def repo_root() -> Path|None:
-    "The repository checkout this package lives in, if any."
-    import checkeval
-    p = Path(checkeval.__file__).resolve().parent.parent
-    return p if (p/'pyproject.toml').exists() and (p/'nbs').is_dir() else None
-
 def cache_dir() -> Path:
     "Directory for caches: `$CHECKEVAL_CACHE`, else `<repo>/data/cache`, else `~/.cache/checkeval`."
     if os.environ.get('CHECKEVAL_CACHE'): p = Path(os.environ['CHECKEVAL_CACHE'])

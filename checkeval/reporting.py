@@ -20,7 +20,7 @@ __all__ = ['CORRELATION_KEYS', 'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS', 'P
 # %% ../nbs/30_reporting.ipynb #e6cac62a
 def figures_root() -> Path:
     "`figures/` in the repository (or the current directory outside one)."
-    from checkeval.prompts import _repo_root
+    from checkeval.core import repo_root as _repo_root
     root = _repo_root()
     return (root or Path.cwd())/'figures'
 

@@ -26,7 +26,7 @@ __all__ = ['CORE_SOURCES', 'STEPS', 'EXTRA_STEPS', 'repo_root', 'Cell', 'grid_pa
 # %% ../nbs/31_reproduce.ipynb #4df801c2
 def repo_root() -> Path:
     "The checkout (the current directory outside one)."
-    from checkeval.prompts import _repo_root
+    from checkeval.core import repo_root as _repo_root
     return _repo_root() or Path.cwd()
 
 # %% ../nbs/31_reproduce.ipynb #fd6d4461

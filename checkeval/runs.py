@@ -148,7 +148,7 @@ def provenance(config:dict|None=None, data_files:dict|None=None, judge=None) -> 
 def runs_root() -> Path:
     "Where runs live: `$CHECKEVAL_RUNS`, else `data/runs` in the repository (or `~/.cache/checkeval/runs` outside one)."
     if os.environ.get('CHECKEVAL_RUNS'): return Path(os.environ['CHECKEVAL_RUNS'])
-    from checkeval.prompts import _repo_root
+    from checkeval.core import repo_root as _repo_root
     root = _repo_root()
     return (root/'data'/'runs') if root is not None else Path.home()/'.cache'/'checkeval'/'runs'
 

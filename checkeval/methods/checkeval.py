@@ -215,7 +215,7 @@ def active_questions(cl:Checklist) -> list[Question]:
 # %% ../../nbs/10_checkeval.ipynb #09471c85
 def project_checklist_dir() -> Path|None:
     "`configs/checklists` of the repository, if we are in one."
-    from checkeval.prompts import _repo_root
+    from checkeval.core import repo_root as _repo_root
     root = _repo_root()
     return root/'configs'/'checklists' if root is not None else None
 
