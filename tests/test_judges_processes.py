@@ -60,7 +60,7 @@ def test_kill9_and_resume(tmp_path):
     n, seed = 2000, int(time.time())
     target = random.Random(seed).randint(200, 1500)
     cache = tmp_path / 'cache.sqlite'
-    with ChatServer(latency_ms=5, max_concurrency=32) as srv:
+    with ChatServer(latency_ms=5, max_concurrency=32, idempotent=True) as srv:
         p = spawn(tmp_path, srv.url, cache, n, tmp_path / 'partial.json')
         t0 = time.time()
         while len(answered_keys(cache)) < target:
@@ -152,6 +152,7 @@ def test_two_processes_share_one_cache(tmp_path):
     assert all(r['error'] is None for r in ra + rb)
     assert [(r['key'], r['text']) for r in ra] == [(r['key'], r['text']) for r in rb]
     assert st['answered'] == n and set(st['by_key'].values()) == {1}           # no request sent twice
+    assert st['replayed'] == 0
     shared = sum(r['cached'] for r in ra) + sum(r['cached'] for r in rb)
     assert shared == n                                                         # each answer sent by one, read by the other
     c = ResponseCache(cache)
