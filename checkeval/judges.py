@@ -392,6 +392,18 @@ class Judge:
     def generate(self, requests:Sequence[JudgeRequest], desc:str|None=None, refresh:bool=False,
                  progress:bool|None=None) -> list[JudgeResponse]:
         "Answer `requests` (same order), from the cache where possible; a failed request never raises."
+        units, keys, results, pending = self._lookup(requests, refresh)
+        if pending: _run_coro(self._execute(pending, results, desc, refresh, progress, n_cached=len(set(keys)) - len(pending)))
+        return self._assemble(requests, units, keys, results)
+
+    async def agenerate(self, requests:Sequence[JudgeRequest], desc:str|None=None, refresh:bool=False,
+                        progress:bool|None=None) -> list[JudgeResponse]:
+        "`generate` for async code (`await judge.agenerate(requests)`): runs in the caller's event loop."
+        units, keys, results, pending = self._lookup(requests, refresh)
+        if pending: await self._execute(pending, results, desc, refresh, progress, n_cached=len(set(keys)) - len(pending))
+        return self._assemble(requests, units, keys, results)
+
+    def _lookup(self, requests, refresh):
         units = self._units(requests)
         keys = [request_key(u) for _, u in units]
         todo = dict(zip(keys, (u for _, u in units)))
@@ -399,22 +411,22 @@ class Judge:
         results = {} if (refresh or cache is None) else cache.get_many(todo)
         with self._usage_lock:
             self._usage['requests'] += len(units); self._usage['cached'] += sum(k in results for k in keys)
-        pending = {k: r for k, r in todo.items() if k not in results}
-        if pending: self._execute(pending, results, desc, refresh, progress, n_cached=len(todo) - len(pending))
+        return units, keys, results, {k: r for k, r in todo.items() if k not in results}
+
+    def _assemble(self, requests, units, keys, results) -> list[JudgeResponse]:
         out, by_req = [], {}
         for (i, _), k in zip(units, keys): by_req.setdefault(i, []).append(results[k])
         for i, r in enumerate(requests):
             rs = by_req[i]
             if len(rs) == 1: out.append(rs[0]); continue
             first = rs[0]
-            errs = [x.error for x in rs if x.error]
             out.append(first.model_copy(update={
                 'samples': [x.text for x in rs], 'error': first.error,
                 'prompt_tokens': sum(x.prompt_tokens or 0 for x in rs), 'completion_tokens': sum(x.completion_tokens or 0 for x in rs),
                 'cached': all(x.cached for x in rs)}))
         return out
 
-    def _execute(self, pending:dict, results:dict, desc, refresh, progress, n_cached=0):
+    async def _execute(self, pending:dict, results:dict, desc, refresh, progress, n_cached=0):
         from tqdm.auto import tqdm
         show = self.progress if progress is None else progress
         if show is None: show = os.environ.get('CHECKEVAL_PROGRESS', '1') != '0'
@@ -456,7 +468,7 @@ class Judge:
             except Exception as e: buf['error'] = e
 
         _ACTIVE_CALLS.add(call_id)
-        try: _run_coro(self._dispatch(list(pending), pending, done, owner, refresh))
+        try: await self._dispatch(list(pending), pending, done, owner, refresh)
         finally:
             flush()
             _ACTIVE_CALLS.discard(call_id)
