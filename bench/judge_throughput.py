@@ -4,14 +4,14 @@
 and at most 32 served at once (the server queues the rest, as vLLM does). Measured in one run:
 
 * engine: `checkeval.judges.OpenAIJudge` with a fresh cache, through the official client on the
-  transport `auto` picks for a plain-HTTP endpoint (`h11`; `--http-backend` chooses). It keeps
-  `--engine-concurrency` requests in flight (default 48 = 1.5 x the server's slots: the server
-  queues the excess, so a slot that frees up gets its next request at once instead of waiting
-  for the client to parse a reply and build the next request). Run `--repeats` times (default 3);
-  `ratio` is the median run, every run is listed. The same requests again must be answered from
-  the cache with zero server requests;
-* engine_matched: the same engine keeping exactly as many requests in flight as the server has
-  slots (32), also `--repeats` times: what the client's own turnaround costs;
+  transport `auto` picks for a plain-HTTP endpoint (`h11`; `--http-backend` chooses), keeping as
+  many requests in flight as the server has slots (`max_concurrency=32`). Run `--repeats` times
+  (default 3); `ratio` is the median run, every run is listed. The same requests again must be
+  answered from the cache with zero server requests;
+* engine_pipelined: the same engine keeping `--pipelined-concurrency` requests in flight (default
+  48 = 1.5 x the server's slots): the server queues the excess, so a slot that frees up gets its
+  next request at once instead of waiting for the client's turnaround. Also `--repeats` times,
+  interleaved with the engine runs so that both see the same machine;
 * unbounded: `asyncio.gather` over every request with the official async client (default settings),
   as the official CheckEval code calls its server;
 * floor: a minimal keep-alive HTTP/1.1 client on asyncio streams (32 connections, no SDK, no
@@ -82,12 +82,12 @@ def main():
     ap.add_argument('--latency-ms', type=float, default=50)
     ap.add_argument('--max-concurrency', type=int, default=32)
     ap.add_argument('--sequential-n', type=int, default=None, help='requests in the sequential loop (default: all)')
-    ap.add_argument('--engine-concurrency', type=int, default=None, help='requests the engine keeps in flight (default 1.5 x server slots)')
+    ap.add_argument('--pipelined-concurrency', type=int, default=None, help='requests in flight for engine_pipelined (default 1.5 x server slots)')
     ap.add_argument('--repeats', type=int, default=3)
     ap.add_argument('--skip-unbounded', action='store_true')
     ap.add_argument('--http-backend', default='auto', choices=['auto', 'h11', 'aiohttp', 'httpx'])
     a = ap.parse_args()
-    if a.engine_concurrency is None: a.engine_concurrency = (3 * a.max_concurrency) // 2
+    if a.pipelined_concurrency is None: a.pipelined_concurrency = (3 * a.max_concurrency) // 2
     if a.sequential_n is None: a.sequential_n = a.n
     from openai import OpenAI, AsyncOpenAI
     from checkeval.judges import OpenAIJudge, JudgeRequest
@@ -120,14 +120,14 @@ def main():
                             failed_in_all_runs=sum(r['failed'] for r in runs))
 
             out['load_avg_before'] = os.getloadavg()[0]
-            runs, matched = [], []
+            runs, piped = [], []
             for i in range(a.repeats):   # interleaved, so that both see the same machine
-                j, rs, r = engine_run(a.engine_concurrency, f'e{i}'); runs.append(r)
-                _, _, r = engine_run(a.max_concurrency, f'm{i}'); matched.append(r)
+                j, rs, r = engine_run(a.max_concurrency, f'e{i}'); runs.append(r)
+                _, _, r = engine_run(a.pipelined_concurrency, f'p{i}'); piped.append(r)
             out['http_backend'] = j.http_backend
-            out['engine'] = summary(runs, a.engine_concurrency)
+            out['engine'] = summary(runs, a.max_concurrency)
             out['ratio'] = out['engine']['ratio']
-            out['engine_matched'] = summary(matched, a.max_concurrency)
+            out['engine_pipelined'] = summary(piped, a.pipelined_concurrency)
             stats(url, reset=True)
             t0 = time.perf_counter(); rs2 = j.generate(reqs); wall2 = time.perf_counter() - t0
             st = stats(url)

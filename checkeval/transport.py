@@ -17,6 +17,14 @@ def _httpx():
 
 httpx = _httpx()
 
+if hasattr(asyncio, 'timeout'):        # Python 3.11+: a deadline on the running task, no extra task per await
+    async def _within(aw, seconds):
+        "Await `aw`; TimeoutError after `seconds` (None: no limit)."
+        if seconds is None: return await aw
+        async with asyncio.timeout(seconds): return await aw
+else:
+    async def _within(aw, seconds): return await asyncio.wait_for(aw, seconds)
+
 # %% auto #0
 __all__ = ['httpx', 'H11Transport']
 
@@ -48,8 +56,8 @@ class H11Transport(httpx.AsyncBaseTransport):
         if self._closed: raise RuntimeError('the transport is closed')
         t = request.extensions.get('timeout') or {}
         if self._sem is None: self._sem = asyncio.Semaphore(self.max_connections)
-        try: await asyncio.wait_for(self._sem.acquire(), t.get('pool'))
-        except asyncio.TimeoutError: raise httpx.PoolTimeout('no free connection in time') from None
+        try: await _within(self._sem.acquire(), t.get('pool'))
+        except (asyncio.TimeoutError, TimeoutError): raise httpx.PoolTimeout('no free connection in time') from None
         try:
             u = request.url
             origin = (u.scheme, u.host, u.port or (443 if u.scheme == 'https' else 80))
@@ -73,9 +81,9 @@ class H11Transport(httpx.AsyncBaseTransport):
         if scheme == 'https': ctx = self.ssl_context or _ssl.create_default_context()
         elif scheme != 'http': raise httpx.UnsupportedProtocol(f'unsupported URL scheme {scheme!r}')
         try:
-            r, w = await asyncio.wait_for(asyncio.open_connection(host, port, ssl=ctx, server_hostname=host if ctx else None,
+            r, w = await _within(asyncio.open_connection(host, port, ssl=ctx, server_hostname=host if ctx else None,
                                                                   limit=2**24), t.get('connect'))
-        except asyncio.TimeoutError: raise httpx.ConnectTimeout(f'connecting to {host}:{port} timed out') from None
+        except (asyncio.TimeoutError, TimeoutError): raise httpx.ConnectTimeout(f'connecting to {host}:{port} timed out') from None
         except OSError as e: raise httpx.ConnectError(f'{type(e).__name__}: {e}') from e
         self.opened += 1
         return _Conn(r, w)
@@ -88,8 +96,8 @@ class H11Transport(httpx.AsyncBaseTransport):
                 if body: data += h.send(h11.Data(data=body))
                 data += h.send(h11.EndOfMessage())
                 c.writer.write(data)
-                if c.writer.transport.get_write_buffer_size() > 2**16: await asyncio.wait_for(c.writer.drain(), t.get('write'))
-            except asyncio.TimeoutError: raise httpx.WriteTimeout('writing the request timed out') from None
+                if c.writer.transport.get_write_buffer_size() > 2**16: await _within(c.writer.drain(), t.get('write'))
+            except (asyncio.TimeoutError, TimeoutError): raise httpx.WriteTimeout('writing the request timed out') from None
             except OSError as e: raise httpx.WriteError(f'{type(e).__name__}: {e}') from e
             except h11.LocalProtocolError as e: raise httpx.LocalProtocolError(str(e)) from e
             head, chunks = None, []
@@ -97,8 +105,8 @@ class H11Transport(httpx.AsyncBaseTransport):
                 try: ev = h.next_event()
                 except h11.RemoteProtocolError as e: raise httpx.RemoteProtocolError(str(e)) from e
                 if ev is h11.NEED_DATA:
-                    try: d = await asyncio.wait_for(c.reader.read(self.read_size), t.get('read'))
-                    except asyncio.TimeoutError: raise httpx.ReadTimeout('reading the response timed out') from None
+                    try: d = await _within(c.reader.read(self.read_size), t.get('read'))
+                    except (asyncio.TimeoutError, TimeoutError): raise httpx.ReadTimeout('reading the response timed out') from None
                     except OSError as e: raise httpx.ReadError(f'{type(e).__name__}: {e}') from e
                     try: h.receive_data(d)   # b'' is the end of the stream
                     except h11.RemoteProtocolError as e: raise httpx.RemoteProtocolError(str(e)) from e
