@@ -385,6 +385,10 @@ class BenchmarkInfo(Record):
 # %% ../nbs/01_data.ipynb #f7641b09
 def _dims(scale, **defs): return [Dimension(name=k, definition=v, scale=scale) for k,v in defs.items()]
 
+_SF_DIMS = _dims((1,6), informativeness='The utterance conveys all the information in the dialogue act.',   # SFRES and SFHOT
+                 naturalness='The utterance could have been produced by a native speaker.',
+                 overall='Overall quality of the utterance.')
+
 _SUMM = dict(
     coherence='The summary reads as one organised whole: sentences connect and build up a clear account of the topic.',
     consistency='Every statement in the summary is supported by the source article; nothing is invented or contradicted.',
@@ -426,14 +430,10 @@ _INFOS = [
         group_by='row_index (one pair per group)', levels=['sample'],
         license='Apache-2.0 (check-eval repository); full corpus osf.io/mct8s'),
     BenchmarkInfo(name='sfres', title='SFRES', task='data-to-text (restaurant dialogue acts)', file='benchmarks/data2text/sfres.jsonl',
-        dimensions=_dims((1,6), informativeness='The utterance conveys all the information in the dialogue act.',
-                               naturalness='The utterance could have been produced by a native speaker.',
-                               overall='Overall quality of the utterance.'),
+        dimensions=_SF_DIMS,
         group_by='source (dialogue act)', levels=['sample'], license='MIT (UniEval repository)'),
     BenchmarkInfo(name='sfhot', title='SFHOT', task='data-to-text (hotel dialogue acts)', file='benchmarks/data2text/sfhot.jsonl',
-        dimensions=_dims((1,6), informativeness='The utterance conveys all the information in the dialogue act.',
-                               naturalness='The utterance could have been produced by a native speaker.',
-                               overall='Overall quality of the utterance.'),
+        dimensions=_SF_DIMS,
         group_by='source (dialogue act)', levels=['sample'], license='MIT (UniEval repository)'),
     BenchmarkInfo(name='newsroom', title='Newsroom (human evaluation subset)', task='news summarisation', file='benchmarks/newsroom/newsroom.jsonl',
         dimensions=_dims((1,5), coherence='The summary is well organised and its sentences fit together.',

@@ -186,7 +186,7 @@ class ResponseCache:
         now, rows, frows = time.time(), [], []
         for key, req, resp, judge in answers:
             if not resp.ok: raise ValueError('only successful responses are cached')
-            body = (resp if resp.cache_key == key and not resp.cached else resp.model_copy(update={'cached': False, 'cache_key': key})).model_dump_json(exclude_none=True)
+            body = resp.model_copy(update={'cached': False, 'cache_key': key}).model_dump_json(exclude_none=True)
             rows.append((key, judge, req.model, canonical_request(req), body, now))
         for key, req, error, judge, attempts in failures:
             frows.append((key, judge, req.model if req else None, error, attempts, now, canonical_request(req) if req else None))
@@ -870,10 +870,9 @@ def parse_chat_completion(data:dict, **fields) -> JudgeResponse:
 
 # %% ../nbs/03_judges.ipynb #97a55ba9
 def _httpx():
-    "The HTTP library under the official client (`httpx2` in recent versions, `httpx` before), imported on first use."
-    try: from openai._base_client import httpx2 as m
-    except ImportError: from openai._base_client import httpx as m
-    return m
+    "The HTTP library under the official client (`checkeval.transport.httpx`), imported on first use."
+    from checkeval.transport import httpx
+    return httpx
 
 def aiohttp_available() -> bool:
     "True when the official client can use its aiohttp transport (`pip install 'openai[aiohttp]'`)."
