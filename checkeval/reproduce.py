@@ -16,12 +16,12 @@ from typing import Callable, Sequence
 # %% auto #0
 __all__ = ['CORE_SOURCES', 'STEPS', 'EXTRA_STEPS', 'repo_root', 'Cell', 'grid_path', 'expand_block', 'load_grid', 'files_hash',
            'module_file', 'cell_code_files', 'benchmark_checksum', 'judge_entry', 'cell_inputs', 'input_key',
-           'state_dir', 'stamp_path', 'cell_outputs', 'cell_status', 'write_stamp', 'DryRunJudge', 'is_paid',
-           'estimate_cell', 'kernel_name', 'kernel_manager_class', 'ensure_parameters_tag', 'missing_method',
-           'executed_path', 'run_cell', 'plan_grid', 'print_plan', 'run_grid', 'paper_notebooks', 'runs_fingerprint',
-           'paper_inputs', 'merge_paper_rows', 'run_papers', 'paper_items_path', 'load_paper_items',
-           'estimate_full_run', 'needs_note', 'item_status', 'write_index', 'step_datasets', 'step_metaeval',
-           'StepFailed', 'step_grid', 'step_papers', 'step_index', 'step_plan', 'reproduce']
+           'state_dir', 'stamp_path', 'cell_outputs', 'cell_status', 'write_stamp', 'is_paid', 'estimate_cell',
+           'kernel_name', 'kernel_manager_class', 'ensure_parameters_tag', 'missing_method', 'executed_path',
+           'run_cell', 'plan_grid', 'print_plan', 'run_grid', 'paper_notebooks', 'runs_fingerprint', 'paper_inputs',
+           'merge_paper_rows', 'run_papers', 'paper_items_path', 'load_paper_items', 'estimate_full_run', 'needs_note',
+           'item_status', 'write_index', 'step_datasets', 'step_metaeval', 'StepFailed', 'step_grid', 'step_papers',
+           'step_index', 'step_plan', 'reproduce']
 
 # %% ../nbs/31_reproduce.ipynb #7aa45e10
 def repo_root() -> Path:
@@ -199,37 +199,7 @@ def write_stamp(cell:Cell, inputs:dict, outputs:Sequence=(), **extra):
     tmp = sp.with_suffix('.tmp'); tmp.write_text(json.dumps(rec, indent=1, default=str)); tmp.replace(sp)
 
 # %% ../nbs/31_reproduce.ipynb #845fd7da
-from .judges import Judge, JudgeResponse
-
-class DryRunJudge(Judge):
-    "Stands in for `target`: records `target.dry_run` of every batch and replies with placeholders, calling nothing."
-    backend = 'dry-run'
-    def __init__(self, target:Judge):
-        super().__init__(target.name, model=target.model, group=target.group, price_in=target.price_in,
-                         price_out=target.price_out, cache=False, supports_logprobs=target.supports_logprobs,
-                         supports_json_schema=target.supports_json_schema, progress=False)
-        self.target = target
-        self.totals = dict(requests=0, cached=0, to_send=0, est_prompt_tokens=0, est_completion_tokens_max=0, est_cost_max=0.0)
-
-    @staticmethod
-    def placeholder(req) -> str:
-        c = req.constraint
-        if c is not None and c.choices: return c.choices[0]
-        if c is not None and c.json_schema is not None: return '{}'
-        return 'yes'
-
-    def generate(self, requests, desc=None, refresh=False, progress=None):
-        requests = [self._prepare(r) for r in requests]
-        if not requests: return []
-        d = self.target.dry_run(requests)
-        for k in self.totals: self.totals[k] += d.get('samples' if k == 'requests' else k, 0) or 0
-        out = []
-        for r in requests:
-            t = self.placeholder(r)
-            out.append(JudgeResponse(text=t, top_logprobs=[{t: -0.1, 'no' if t != 'no' else 'yes': -2.4}] if r.logprobs else None,
-                                     samples=[t]*r.n if r.n > 1 else None, prompt_tokens=0, completion_tokens=0,
-                                     latency_s=0.0, finish_reason='stop', model=self.model))
-        return out
+from .judges import DryRunJudge   # a backend that sends nothing (checkeval.judges.engine)
 
 def is_paid(judge:str) -> bool:
     "Whether the judge's configuration gives it a price."
