@@ -110,7 +110,7 @@ def load_grid(path=None, include_disabled:bool=False) -> list[Cell]:
 
 # %% ../nbs/31_reproduce.ipynb #4fd7eaa9
 CORE_SOURCES = ('checkeval/__init__.py', 'checkeval/core.py', 'checkeval/data.py', 'checkeval/prompts.py',
-                'checkeval/judges.py', 'checkeval/runs.py', 'checkeval/testing', 'checkeval/prompts',
+                'checkeval/judges', 'checkeval/runs.py', 'checkeval/testing', 'checkeval/prompts',
                 'checkeval/resources', 'configs/prompts', 'configs/checklists', 'data/catalog.json')
 
 def files_hash(paths:Sequence, root=None) -> str:
