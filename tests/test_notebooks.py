@@ -37,3 +37,35 @@ def test_committed_without_outputs(path):
     nb = json.loads(path.read_text())
     with_out = [i for i, c in enumerate(nb['cells']) if c.get('outputs')]
     assert not with_out, f'{path.name}: cells {with_out[:5]} have outputs; commit notebooks without outputs'
+
+
+RUN_NBS = EXPERIMENTS + sorted((ROOT / 'nbs' / 'paper').glob('*.ipynb'))
+
+
+@pytest.mark.parametrize('path', RUN_NBS, ids=lambda p: str(p.relative_to(ROOT / 'nbs')))
+def test_run_notebook_names_its_kernel_and_cleaning_keeps_it(path):
+    "papermill needs a language (\"No language found in notebook\" otherwise): the kernelspec must survive nbdev-clean."
+    import tomllib
+    nb = json.loads(path.read_text())
+    cleaned = copy.deepcopy(nb)
+    nbcfg = tomllib.loads((ROOT / 'pyproject.toml').read_text())['tool']['nbdev']
+    clean_nb(cleaned, clear_all=nbcfg.get('clear_all', False), allowed_metadata_keys=nbcfg.get('allowed_metadata_keys'),
+             allowed_cell_metadata_keys=nbcfg.get('allowed_cell_metadata_keys'))
+    for n in (nb, cleaned):
+        ks = n['metadata'].get('kernelspec') or {}
+        assert ks.get('language') == 'python' and ks.get('name') == 'python3', ks
+    # a jupytext round trip (DEVELOPING's way of editing notebooks) keeps it too
+    assert 'kernelspec' in nb['metadata'].get('jupytext', {}).get('notebook_metadata_filter', 'kernelspec')
+
+
+def test_plain_papermill_command_runs_an_experiment(tmp_path):
+    "The command in the notebook's header, with nothing else: no -k, no --language."
+    import os, subprocess, sys
+    env = {**os.environ, 'CHECKEVAL_RUNS': str(tmp_path / 'runs'), 'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1',
+           'PATH': str(Path(sys.executable).parent) + os.pathsep + os.environ.get('PATH', '')}
+    r = subprocess.run([str(Path(sys.executable).parent / 'papermill'), 'nbs/experiments/run_lexical.ipynb',
+                        str(tmp_path / 'out.ipynb'), '-p', 'benchmark', 'legal_sts', '-y', 'metrics: [bleu]'],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert 'No language found' not in r.stderr
+    assert list((tmp_path / 'runs' / 'legal_sts' / 'bleu' / 'none').glob('*/judgments.jsonl'))
