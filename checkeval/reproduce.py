@@ -14,14 +14,15 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 # %% auto #0
-__all__ = ['CORE_SOURCES', 'STEPS', 'EXTRA_STEPS', 'repo_root', 'Cell', 'grid_path', 'expand_block', 'load_grid', 'files_hash',
-           'module_file', 'cell_code_files', 'benchmark_checksum', 'judge_entry', 'cell_inputs', 'input_key',
-           'state_dir', 'stamp_path', 'cell_outputs', 'cell_status', 'write_stamp', 'is_paid', 'estimate_cell',
-           'kernel_name', 'kernel_manager_class', 'ensure_parameters_tag', 'missing_method', 'executed_path',
-           'run_cell', 'plan_grid', 'print_plan', 'run_grid', 'paper_notebooks', 'runs_fingerprint', 'paper_inputs',
-           'merge_paper_rows', 'run_papers', 'paper_items_path', 'load_paper_items', 'estimate_full_run', 'needs_note',
-           'item_status', 'write_index', 'step_datasets', 'step_metaeval', 'StepFailed', 'step_grid', 'step_papers',
-           'step_index', 'step_plan', 'reproduce']
+__all__ = ['CORE_SOURCES', 'STEPS', 'EXTRA_STEPS', 'repo_root', 'Cell', 'GridError', 'GridBlock', 'GridFile', 'grid_path',
+           'expand_block', 'read_grid_file', 'load_grid', 'files_hash', 'module_file', 'cell_code_files',
+           'benchmark_checksum', 'judge_entry', 'cell_inputs', 'input_key', 'state_dir', 'stamp_path', 'cell_outputs',
+           'output_checksums', 'cell_status', 'write_stamp', 'is_paid', 'estimate_cell', 'kernel_name',
+           'kernel_manager_class', 'ensure_parameters_tag', 'missing_method', 'grid_problems', 'check_grid',
+           'executed_path', 'run_cell', 'plan_grid', 'print_plan', 'run_grid', 'paper_notebooks', 'runs_fingerprint',
+           'paper_inputs', 'merge_paper_rows', 'run_papers', 'paper_items_path', 'load_paper_items',
+           'estimate_full_run', 'needs_note', 'item_status', 'write_index', 'step_datasets', 'step_metaeval',
+           'StepFailed', 'step_grid', 'step_papers', 'step_index', 'step_plan', 'reproduce']
 
 # %% ../nbs/31_reproduce.ipynb #7aa45e10
 def repo_root() -> Path:
@@ -69,6 +70,65 @@ class Cell:
         d = asdict(self); d.pop('block'); d.pop('label'); return d
 
 # %% ../nbs/31_reproduce.ipynb #d2ed6e9c
+from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError
+from typing import Literal, Optional, Union
+
+class GridError(ValueError): "A grid file that cannot be read, does not fit its schema, or names judges, methods or benchmarks that do not exist."
+
+_Names = Union[str, list[str]]
+
+class GridBlock(BaseModel):
+    "One block of `configs/grid.yaml` (also the schema of its `defaults`): every key a block may hold, with its type."
+    model_config = ConfigDict(extra='forbid')
+    name: Optional[str] = None
+    enabled: bool = True
+    note: Optional[str] = None
+    benchmarks: Optional[_Names] = None
+    benchmark: Optional[_Names] = None
+    methods: Optional[_Names] = None
+    method: Optional[_Names] = None
+    judges: Optional[_Names] = None
+    judge: Optional[_Names] = None
+    options: Union[dict, list[Optional[dict]], None] = None
+    parameters: Optional[dict] = None
+    limit: Optional[PositiveInt] = None
+    seed: Optional[int] = None
+    sample: Optional[Literal['groups', 'random', 'first']] = None
+    dimensions: Optional[list[str]] = None
+    notebook: Optional[str] = None
+    label: Optional[str] = None
+    variant: Optional[str] = None
+    code: Optional[list[str]] = None
+
+class GridFile(BaseModel):
+    "A grid file: `defaults` for every block, and a list of `blocks`."
+    model_config = ConfigDict(extra='forbid')
+    defaults: Optional[GridBlock] = None
+    blocks: list[GridBlock] = []
+
+_EXPECTED = {'int_parsing': 'an integer', 'int_type': 'an integer', 'int_from_float': 'an integer', 'greater_than': 'a positive integer',
+             'bool_parsing': 'true or false', 'bool_type': 'true or false', 'string_type': 'a string', 'list_type': 'a list',
+             'dict_type': 'a mapping', 'model_type': 'a mapping', 'model_attributes_type': 'a mapping'}
+_UNION_PARTS = {'str', 'list[str]', 'dict[any,any]', 'list[nullable[dict[any,any]]]', 'int', 'bool'}
+
+def _grid_problem(where:str, e:ValidationError, block:bool=False) -> str:
+    "The first problem of a validation error as one line: `where: key.path: expected ..., got ...`."
+    errs = e.errors()
+    d = errs[0]
+    loc = [x for x in d['loc'] if str(x) not in _UNION_PARTS]
+    field_ = loc[-1] if loc else None
+    if field_ in ('benchmarks', 'benchmark', 'methods', 'method', 'judges', 'judge'): what = f"expected a name or a list of names, got {d['input']!r}"
+    elif field_ == 'options' and len(loc) == 3: what = f"expected a mapping or a list of mappings, got {d['input']!r}"
+    elif d['type'] == 'extra_forbidden': what = f"unknown key (known: {', '.join(GridBlock.model_fields) if block or len(loc) > 1 else 'defaults, blocks'})"
+    elif d['type'] == 'literal_error': what = f"expected {d['msg'].removeprefix('Input should be ')}, got {d['input']!r}"
+    elif d['type'] in _EXPECTED:
+        what = f"expected {'a positive integer' if field_ == 'limit' else _EXPECTED[d['type']]}, got {d['input']!r}"
+        if field_ == 'blocks' and d['type'] == 'list_type': what = f"expected a list of blocks (each starting with `- `), got a {type(d['input']).__name__}"
+    else: what = d['msg']
+    n = len({tuple(x for x in er['loc'] if str(x) not in _UNION_PARTS) for er in errs}) - 1
+    more = f' (and {n} more problem{"s" if n > 1 else ""})' if n > 0 else ''
+    return f"{where}: {'.'.join(map(str, loc)) or '<top>'}: {what}{more}"
+
 _LIST_KEYS = {'benchmarks': 'benchmark', 'methods': 'method', 'judges': 'judge'}
 _CELL_KEYS = {'limit', 'seed', 'sample', 'dimensions', 'notebook', 'label', 'variant', 'code'}
 
@@ -76,15 +136,17 @@ def grid_path() -> Path:
     "`$CHECKEVAL_GRID`, else `configs/grid.yaml` of the checkout."
     return Path(os.environ.get('CHECKEVAL_GRID') or repo_root()/'configs'/'grid.yaml')
 
-def expand_block(block:dict, defaults:dict|None=None) -> list[Cell]:
-    "The cells of one grid block: the product of its benchmarks × methods × judges × options."
+def expand_block(block:dict, defaults:dict|None=None, where:str|None=None) -> list[Cell]:
+    "The cells of one grid block: the product of its benchmarks × methods × judges × options (the block checked against `GridBlock`)."
     b = {**(defaults or {}), **block}
-    unknown = set(b) - set(_LIST_KEYS) - _CELL_KEYS - {'name', 'enabled', 'options', 'parameters', 'note', 'benchmark', 'method', 'judge'}
-    if unknown: raise ValueError(f"grid block {b.get('name', '?')!r}: unknown keys {sorted(unknown)}")
+    where = where or f"grid block {b.get('name', '?')!r}"
+    try: GridBlock.model_validate(b)
+    except ValidationError as e: raise GridError(_grid_problem(where, e, block=True)) from None
+    b = {k: v for k, v in b.items() if v is not None}
     lists = {}
     for plural, single in _LIST_KEYS.items():
         v = b.get(plural, b.get(single))
-        if v is None: raise ValueError(f"grid block {b.get('name', '?')!r} needs {plural}")
+        if v is None: raise GridError(f"{where}: needs {plural}")
         lists[single] = [v] if isinstance(v, str) else list(v)
     opts = b.get('options') or [{}]
     if isinstance(opts, dict): opts = [opts]
@@ -93,18 +155,34 @@ def expand_block(block:dict, defaults:dict|None=None) -> list[Cell]:
                  parameters_extra=dict(b.get('parameters') or {}), **scal)
             for bm, m, j, o in itertools.product(lists['benchmark'], lists['method'], lists['judge'], opts)]
 
-def load_grid(path=None, include_disabled:bool=False) -> list[Cell]:
-    "All cells of the grid file (`configs/grid.yaml`); a cell id may appear only once."
+def read_grid_file(path) -> dict:
+    "The grid file's YAML, checked against `GridFile`; every mistake is a `GridError` naming the file (and line, or key path)."
     import yaml
+    path = Path(path)
+    try:
+        with open(path, encoding='utf-8') as f: raw = yaml.safe_load(f)
+    except FileNotFoundError: raise GridError(f'{path}: no such grid file') from None
+    except yaml.YAMLError as e:
+        m = getattr(e, 'problem_mark', None)
+        at = f'{path}:{m.line + 1}:{m.column + 1}' if m is not None else str(path)
+        raise GridError(f"{at}: not valid YAML: {getattr(e, 'problem', None) or e}") from None
+    raw = {} if raw is None else raw
+    if not isinstance(raw, dict): raise GridError(f'{path}: expected a mapping with `defaults` and `blocks`, got a {type(raw).__name__}')
+    try: GridFile.model_validate(raw)
+    except ValidationError as e: raise GridError(_grid_problem(str(path), e)) from None
+    return raw
+
+def load_grid(path=None, include_disabled:bool=False) -> list[Cell]:
+    "All cells of the grid file (`configs/grid.yaml`), checked up front; a cell id may appear only once."
     from checkeval.runs import check_no_secrets
     path = Path(path or grid_path())
-    raw = yaml.safe_load(path.read_text()) or {}
+    raw = read_grid_file(path)
     check_no_secrets(raw, str(path))
     cells, seen = [], {}
-    for block in raw.get('blocks') or []:
+    for i, block in enumerate(raw.get('blocks') or []):
         if not include_disabled and block.get('enabled', True) is False: continue
-        for c in expand_block(block, raw.get('defaults')):
-            if c.id in seen: raise ValueError(f'{path}: cell {c.id} appears in blocks {seen[c.id]!r} and {c.block!r}')
+        for c in expand_block(block, raw.get('defaults'), where=f"{path}: blocks.{i} ({block.get('name', 'unnamed')})"):
+            if c.id in seen: raise GridError(f'{path}: cell {c.id} appears in blocks {seen[c.id]!r} and {c.block!r}')
             seen[c.id] = c.block; cells.append(c)
     return cells
 
@@ -180,22 +258,40 @@ def cell_outputs(cell:Cell) -> list[Path]:
     from checkeval.runs import run_dir
     return [run_dir(cell.benchmark, cell.method, cell.judge, cell.run_variant)] if cell.is_method_run else []
 
+def output_checksums(paths:Sequence) -> dict[str, str]:
+    "SHA-256 (16 hex) of each output: every file of a run directory (hidden and `.tmp` files aside), or `<missing>` when it holds no `meta.json`."
+    out = {}
+    for p in map(Path, paths):
+        if not (p/'meta.json').exists(): out[str(p)] = '<missing>'; continue
+        h = hashlib.sha256()
+        for f in sorted(f for f in p.rglob('*') if f.is_file() and not f.name.startswith('.') and f.suffix != '.tmp'):
+            h.update(str(f.relative_to(p)).encode() + b'\0'); h.update(f.read_bytes())
+        out[str(p)] = h.hexdigest()[:16]
+    return out
+
 def cell_status(cell:Cell, inputs:dict|None=None) -> tuple[str, str]:
-    "('current'|'stale', why) for `cell`."
+    "('current'|'stale', why) for `cell`: current when its inputs' hashes match the stamp and its outputs are there with the checksums recorded."
     inputs = inputs or cell_inputs(cell)
     sp = stamp_path(cell)
     if not sp.exists(): return 'stale', 'never run'
     st = json.loads(sp.read_text())
     changed = [k for k, v in inputs.items() if st.get('inputs', {}).get(k) != v]
     if changed: return 'stale', f"changed: {', '.join(changed)}"
-    missing = [str(p) for p in [*cell_outputs(cell), *map(Path, st.get('outputs', []))] if not (Path(p)/'meta.json').exists()]
+    outs = list(dict.fromkeys([*map(str, cell_outputs(cell)), *st.get('outputs', [])]))
+    now = output_checksums(outs)
+    missing = [p for p, h in now.items() if h == '<missing>']
     if missing: return 'stale', f'output missing: {missing[0]}'
+    recorded = st.get('output_checksums') or {}
+    differ = [p for p in outs if recorded.get(p) != now[p]]
+    if differ: return 'stale', f'output changed: {differ[0]}'   # e.g. another run wrote into the cell's folder
     return 'current', 'unchanged'
 
 def write_stamp(cell:Cell, inputs:dict, outputs:Sequence=(), **extra):
+    "Record a finished cell: its inputs' hashes and its outputs' checksums (under `data/runs/.reproduce/`)."
     sp = stamp_path(cell); sp.parent.mkdir(parents=True, exist_ok=True)
-    rec = dict(cell=cell.id, block=cell.block, inputs=inputs, key=input_key(inputs), outputs=[str(p) for p in outputs],
-               time=time.strftime('%Y-%m-%dT%H:%M:%S%z'), **extra)
+    outs = list(dict.fromkeys(map(str, [*cell_outputs(cell), *outputs])))
+    rec = dict(cell=cell.id, block=cell.block, inputs=inputs, key=input_key(inputs), outputs=outs,
+               output_checksums=output_checksums(outs), time=time.strftime('%Y-%m-%dT%H:%M:%S%z'), **extra)
     tmp = sp.with_suffix('.tmp'); tmp.write_text(json.dumps(rec, indent=1, default=str)); tmp.replace(sp)
 
 # %% ../nbs/31_reproduce.ipynb #845fd7da
@@ -229,9 +325,14 @@ def kernel_name() -> str:
     return 'python3'
 
 def kernel_manager_class():
-    "Papermill's kernel manager: IPC transport (Unix sockets in a private temporary directory per kernel) on POSIX, jupyter_client's default elsewhere."
+    "Papermill's kernel manager: IPC transport (Unix sockets in a private temporary directory per kernel) on POSIX, jupyter_client's default elsewhere; no interrupt at shutdown."
     from jupyter_client.manager import AsyncKernelManager
-    if os.name != 'posix': return AsyncKernelManager
+    if os.name != 'posix':
+        class QuietKernelManager(AsyncKernelManager):
+            async def _async_interrupt_kernel(self):
+                if getattr(self, 'shutting_down', False): return   # see below
+                await super()._async_interrupt_kernel()
+        return QuietKernelManager
     import shutil, tempfile
     class IPCKernelManager(AsyncKernelManager):
         def __init__(self, **kw):
@@ -239,6 +340,14 @@ def kernel_manager_class():
             kw.setdefault('transport', 'ipc')
             kw.setdefault('ip', os.path.join(self._socket_dir, 'k'))
             super().__init__(**kw)
+        async def _async_interrupt_kernel(self):
+            # jupyter_client's shutdown_kernel interrupts the kernel (SIGINT) before asking it to shut down; papermill only
+            # shuts a kernel down once its cells are done (or timed out), and a SIGINT then lands in an idle kernel's message
+            # handler, which logs "ERROR | KeyboardInterrupt caught in kernel" into a successful run's log. The shutdown
+            # request travels on the control channel, which a busy kernel still answers; the process is killed after
+            # `shutdown_wait_time` if it does not stop.
+            if getattr(self, 'shutting_down', False): return
+            await super()._async_interrupt_kernel()
         async def _async_cleanup_resources(self, restart:bool=False):
             await super()._async_cleanup_resources(restart=restart)
             if not restart: shutil.rmtree(self._socket_dir, ignore_errors=True)
@@ -264,6 +373,35 @@ def missing_method(cell:Cell) -> str|None:
         if importlib.util.find_spec(mod) is None: return f'method module {mod} is missing'
     except ModuleNotFoundError: return f'method module {mod} is missing'
     return None
+
+# %% ../nbs/31_reproduce.ipynb #1b88d5e1
+def grid_problems(cells:Sequence[Cell], where:str='grid') -> list[str]:
+    "What in the grid's cells names something that does not exist (judge, method, benchmark, notebook), one line each, before anything runs."
+    from checkeval.data import benchmark_info
+    from checkeval.judges import load_judges_config
+    problems, root = [], repo_root()
+    try: judges = load_judges_config()
+    except Exception as e: return [f'{type(e).__name__}: {e}']   # the judges file itself is wrong (its error names it)
+    def add(c, msg):
+        line = f"{where}: block {c.block!r}: {msg}"
+        if line not in problems: problems.append(line)
+    for c in cells:
+        if not (root/c.notebook).exists(): add(c, f'notebook {c.notebook} does not exist')
+        try: benchmark_info(c.benchmark)
+        except Exception as e: add(c, str(e).split('\n')[0])
+        if not c.is_method_run: continue
+        if c.judge not in judges: add(c, f"unknown judge {c.judge!r} (known: {', '.join(sorted(judges))}; add it to configs/judges.yaml)")
+        why = missing_method(c)
+        if why: add(c, why)
+    return problems
+
+def check_grid(path=None) -> list[Cell]:
+    "The grid's cells, or a `GridError` (one line per problem) when the file or a name in it is wrong."
+    path = Path(path or grid_path())
+    cells = load_grid(path)
+    problems = grid_problems(cells, str(path))
+    if problems: raise GridError('\n'.join(problems))
+    return cells
 
 # %% ../nbs/31_reproduce.ipynb #a4521abb
 def executed_path(cell:Cell) -> Path:
@@ -634,11 +772,17 @@ EXTRA_STEPS: dict[str, Callable] = {'plan': step_plan}
 
 # %% ../nbs/31_reproduce.ipynb #73d24d80
 def reproduce(yes:bool=False, only:list[str]|None=None, force:bool=False, jobs:int|None=None) -> int:
-    "Run the steps of the main job (all, or `only` these); returns a process exit code (1 if anything failed)."
+    "Run the steps of the main job (all, or `only` these); returns a process exit code (1 if anything failed, 2 for a wrong grid file)."
     steps = {**STEPS, **EXTRA_STEPS}
     names = only or list(STEPS)
     unknown = [n for n in names if n not in steps]
     if unknown: raise SystemExit(f"unknown step(s) {unknown}; known: {', '.join(steps)}")
+    if {'grid', 'plan'} & set(names):
+        try: check_grid()       # the grid file and every name in it, before any notebook runs
+        except Exception as e:
+            msg = str(e) if isinstance(e, ValueError) else f'{type(e).__name__}: {e}'
+            for line in msg.splitlines(): print(f'checkeval reproduce: {line}', file=sys.stderr, flush=True)
+            return 2
     failed, t_all = [], time.time()
     for n in names:
         t0 = time.time()

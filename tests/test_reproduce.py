@@ -56,10 +56,69 @@ def test_cold_warm_and_changed_cell(tmp_path):
 
 
 def test_missing_method_fails_loudly(tmp_path):
+    "An unknown method is reported before any notebook runs: one line, exit code 2."
     grid = {'blocks': [{'name': 'x', 'benchmarks': ['summeval'], 'methods': ['no_such_method'], 'judges': ['tiny'], 'limit': 1}]}
     r, _ = _reproduce(_env(tmp_path, grid))
-    assert r.returncode == 1
-    assert 'FAILED: summeval/no_such_method/tiny/default' in r.stdout and 'unknown method' in r.stdout
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "block 'x': unknown method 'no_such_method'" in r.stderr and 'Traceback' not in r.stderr
+    assert '[grid]' not in r.stdout and not (tmp_path/'runs'/'summeval').exists()
+
+
+@pytest.mark.parametrize('text, expected', [
+    ('blocks:\n  plumbing: {benchmarks: [summeval], methods: [geval], judges: [tiny]}\n', 'blocks: expected a list of blocks'),
+    ('blocks:\n  - {name: a, benchmarks: [summeval], methods: [geval], judges: [tiny], limit: four}\n',
+     "blocks.0.limit: expected a positive integer, got 'four'"),
+    ('blocks:\n  - {name: a, benchmarks: [summeval], methods: [geval], judges: [tiny\n', 'not valid YAML'),
+    ('blocks:\n  - {name: a, benchmarks: [summeval], methods: [geval, checkeval], judges: [tiny, gpt-9], limit: 2}\n',
+     "block 'a': unknown judge 'gpt-9'"),
+    ('blocks:\n  - {name: a, benchmarks: [sumeval], methods: [geval], judges: [tiny], limit: 2}\n', "unknown benchmark 'sumeval'"),
+], ids=['blocks-mapping', 'limit-word', 'yaml-syntax', 'unknown-judge', 'unknown-benchmark'])
+def test_grid_mistakes_are_one_line_before_anything_runs(tmp_path, text, expected):
+    env = _env(tmp_path, {})
+    (tmp_path/'grid.yaml').write_text(text)
+    for step in ('grid', 'plan'):
+        r, t = _reproduce(env, '--only', step, timeout=120)
+        assert r.returncode == 2, r.stdout + r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and expected in lines[0] and str(tmp_path/'grid.yaml') in lines[0], r.stderr
+        assert '<unicode string>' not in r.stderr and r.stdout == ''
+
+
+def test_kernel_shutdown_sends_no_interrupt(monkeypatch):
+    "jupyter_client interrupts a kernel before shutting it down; papermill's kernels are idle then, and the SIGINT logs an ERROR line."
+    import asyncio
+    from jupyter_client.manager import AsyncKernelManager
+    from checkeval.reproduce import kernel_manager_class
+    calls = []
+    orig = AsyncKernelManager._async_interrupt_kernel
+    async def counting(self): calls.append(1); return await orig(self)
+    monkeypatch.setattr(AsyncKernelManager, '_async_interrupt_kernel', counting)
+    async def go():
+        km = kernel_manager_class()(kernel_name='python3')
+        await km.start_kernel()
+        try:
+            kc = km.client(); kc.start_channels(); await kc.wait_for_ready(timeout=60)
+            await km._async_interrupt_kernel()      # an interrupt asked for while running is still sent
+            assert len(calls) == 1
+            kc.stop_channels()
+        finally: await km.shutdown_kernel()
+    asyncio.run(go())
+    assert len(calls) == 1, 'shutdown_kernel interrupted the kernel'
+
+
+def test_papermill_run_log_has_no_error_lines(tmp_path):
+    "A successful papermill run through the runner's kernel manager leaves no ERROR line from the kernel."
+    import nbformat, papermill as pm
+    from checkeval.reproduce import kernel_manager_class
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('import time\nx = 1')])
+    nb.metadata['kernelspec'] = {'name': 'python3', 'language': 'python', 'display_name': 'python3'}
+    src = tmp_path/'a.ipynb'; nbformat.write(nb, src)
+    code = ('import papermill as pm, sys\nfrom checkeval.reproduce import kernel_manager_class\n'
+            f'for i in range(3): pm.execute_notebook({str(src)!r}, {str(tmp_path/"b.ipynb")!r}, progress_bar=False, '
+            'kernel_manager_class=kernel_manager_class())\n')
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert 'ERROR' not in r.stderr and 'KeyboardInterrupt' not in r.stderr, r.stderr[-2000:]
 
 
 def test_paid_cell_needs_confirmation(tmp_path):
@@ -72,3 +131,33 @@ def test_paid_cell_needs_confirmation(tmp_path):
     assert r.returncode == 1, r.stdout[-2000:] + r.stderr[-2000:]
     assert 'estimated cost up to $' in r.stdout and 'REFUSED: summeval/checkeval/paid-judge' in r.stdout, r.stdout
     assert not (tmp_path/'runs'/'summeval'/'checkeval'/'paid-judge').exists()
+
+
+def _make(tmp, *args):
+    return subprocess.run(['make', '-C', str(tmp), *args], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.skipif(not __import__('shutil').which('make'), reason='needs make')
+def test_install_stamp_is_keyed_by_content(tmp_path):
+    "`make` after nbdev-export (same pyproject.toml bytes, new time) does not reinstall; a changed pyproject.toml does."
+    import shutil
+    for f in ('Makefile', 'pyproject.toml', 'requirements-model.txt'): shutil.copy(ROOT/f, tmp_path/f)
+    dry = _make(tmp_path, '-n', 'install').stdout
+    stamp = [l.split()[-1] for l in dry.splitlines() if l.startswith('touch ')][-1]
+    (tmp_path/stamp).parent.mkdir(parents=True, exist_ok=True); (tmp_path/stamp).touch()
+    assert _make(tmp_path, '-q', 'install').returncode == 0
+    later = time.time() + 100
+    os.utime(tmp_path/'pyproject.toml', (later, later))            # what nbdev-export does to it
+    assert _make(tmp_path, '-q', 'install').returncode == 0, 'a new modification time alone must not reinstall'
+    (tmp_path/'pyproject.toml').write_text((tmp_path/'pyproject.toml').read_text() + '\n# changed\n')
+    assert _make(tmp_path, '-q', 'install').returncode != 0, 'changed content must reinstall'
+    lines = _make(tmp_path, '-n', 'install').stdout.splitlines()
+    assert any('-r requirements-model.txt' in l for l in lines) and any("-e '.[dev]'" in l for l in lines)
+
+
+@pytest.mark.skipif(not __import__('shutil').which('make'), reason='needs make')
+def test_lab_allows_root_only_as_root(tmp_path):
+    import shutil
+    for f in ('Makefile', 'pyproject.toml', 'requirements-model.txt'): shutil.copy(ROOT/f, tmp_path/f)
+    cmd = [l for l in _make(tmp_path, '-n', 'lab').stdout.splitlines() if 'jupyter lab' in l][0]
+    assert ('--allow-root' in cmd) == (os.getuid() == 0), cmd
