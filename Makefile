@@ -58,10 +58,10 @@ lab: $(STAMP)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,lab]'
 	cd nbs && ../$(BIN)/jupyter lab --MappingKernelManager.default_kernel_name=checkeval $(LAB_ARGS)
 
-# The docs site: nbdev-processed notebooks (signatures and docstrings expanded) rendered to _site/
-# without Quarto (checkeval.site); `nbdev-docs` still works where Quarto is installed.
+# The docs site: nbdev's processing (signatures and docstrings expanded, no Quarto) then MkDocs Material
+# with mkdocs-jupyter (mkdocs.yml): a searchable static site in _site/ (checkeval.site.build_docs).
 docs: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -c "from checkeval.site import build_site, check_links; r = build_site(); print(r); b = check_links(r['out']); print('broken links:', b or 'none'); raise SystemExit(1 if b else 0)"
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -c "from checkeval.site import build_docs, check_links; r = build_docs(); print(r); b = check_links(r['out']); print('broken links:', b or 'none'); raise SystemExit(1 if b else 0)"
 
 bench: $(STAMP)
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
