@@ -1,5 +1,7 @@
-"""The docs site: build it (a few pages, to stay fast), open it in headless Chromium, check links, save screenshots."""
-import os, shutil, subprocess, re
+"""The docs site (MkDocs Material over nbdev's processed notebooks): build it with a few notebooks, check pages and links,
+then open it in headless Chromium: pages render from the file system, and, with the site served on localhost (the search index
+is loaded by a web worker, which file:// pages may not start), typing into the search box finds a page."""
+import asyncio, functools, http.server, json, re, shutil, subprocess, threading, time
 from pathlib import Path
 import pytest
 
@@ -7,34 +9,64 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser') or shutil.which('google-chrome')
 FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
          '--disable-component-update', '--disable-sync']
+ONLY = ['00_core.ipynb', '04_runs.ipynb', '10_checkeval.ipynb', '31_reproduce.ipynb']
 METHOD_PAGE = 'checkeval.html'   # nbs/10_checkeval.ipynb
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason='chromium is not installed (apt-get install -y chromium)')
 
 
 @pytest.fixture(scope='module')
 def site(tmp_path_factory):
-    from checkeval.site import build_site
-    out = tmp_path_factory.mktemp('site')
-    report = build_site(out=out/'_site', proc=out/'_proc', n_workers=2, only=['00_core.ipynb', '04_runs.ipynb', '10_checkeval.ipynb', '31_reproduce.ipynb'])
+    from checkeval.site import build_docs
+    tmp = tmp_path_factory.mktemp('site')
+    report = build_docs(out=tmp/'_site', docs=tmp/'_docs', only=ONLY, n_workers=2)
     return Path(report['out']), report
+
+
+@pytest.fixture(scope='module')
+def server(site):
+    "The built site over HTTP on 127.0.0.1 (a thread of this process; nothing leaves the machine)."
+    out, _ = site
+    handler = functools.partial(type('Quiet', (http.server.SimpleHTTPRequestHandler,), {'log_message': lambda *a: None}), directory=str(out))
+    httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f'http://127.0.0.1:{httpd.server_address[1]}/'
+    httpd.shutdown(); httpd.server_close()
 
 
 def test_pages_and_links(site):
     from checkeval.site import check_links
     out, report = site
-    for p in ['index.html', METHOD_PAGE, 'core.html', 'reproduce.html', 'reproduction.html', 'style.css']:
+    assert report['warnings'] == 0, report
+    for p in ['index.html', METHOD_PAGE, 'core.html', 'reproduce.html', 'reproduction.html',
+              'source/checkeval.core.html', 'search/search_index.json']:
         assert (out/p).exists(), p
-    # a partial build may link to pages it did not build; each must be a page the full build (`make docs`) writes
-    from nbdev.doclinks import nbglob
-    from nbdev.config import get_config, nbpath2html
-    nbs = get_config().nbs_path
-    full = {nbpath2html(Path(f).relative_to(nbs)).as_posix() for f in nbglob(nbs)}
-    for b in check_links(out):
-        target = b.split(' -> ')[1].split('#')[0].split(' ')[0]
-        assert target in full, b
+    assert check_links(out) == []
+    # links the build writes (nbdev's doc links between pages, source links to numbered lines) reach their anchors;
+    # in-page links written by hand in a notebook are the notebook's business
+    assert [b for b in check_links(out, anchors=True) if not b.split(' -> ')[1].startswith('#')] == []
     page = (out/METHOD_PAGE).read_text()
-    # processed by nbdev: exported functions appear with their signature (a `def ...(` block under an h3)
-    assert re.search(r'<h3 id="[a-z_]+">', page) and re.search(r'>def</span>', page), f'no show_doc output on the method page: {report["notes"]}'
-    assert 'show_doc(' not in page
+    # processed by nbdev: exported functions appear with their signature and docstring under an h3, the show_doc call hidden
+    assert re.search(r'<h3 id="parse_reply"', page) and re.search(r'def</span>(<span class="w"> </span>| )<span class="nf">parse_reply</span>', page), report
+    assert 'show_doc(' not in page and '#| ' not in page
+    src = re.search(r'href="(source/checkeval\.methods\.checkeval\.html#__codelineno-0-(\d+))"', page)
+    assert src, 'no source link'
+    code = (out/'source/checkeval.methods.checkeval.html').read_text()
+    assert f'id="__codelineno-0-{src.group(2)}"' in code
+    line = re.sub(r'<[^>]+>', '', code.split(f'id="__codelineno-0-{src.group(2)}"')[1].split('\n')[0])
+    assert 'def ' in line or 'class ' in line or '@' in line, line   # the link lands on a definition
+    assert '<nav class="md-nav md-nav--secondary"' in page and 'href="#reading-the-judges-answers"' in page   # per-page table of contents
+
+
+def test_figures_and_tables(site):
+    out, _ = site
+    page = (out/'reproduction.html').read_text()
+    imgs = re.findall(r'<img[^>]+src="([^"]+\.png)"', page)
+    pngs = list((ROOT/'figures').rglob('*.png'))
+    assert len(imgs) == len(pngs) > 0
+    for src in imgs: assert (out/src).exists(), src
+    assert page.count('<table>') >= 5
+    table = next((out/'figures').rglob('table*.html')).read_text()   # a linked table (Markdown) is a page with a table
+    assert '<table>' in table and '<td>' in table
 
 
 def _chromium(args, tmp_path, timeout=90):
@@ -42,23 +74,78 @@ def _chromium(args, tmp_path, timeout=90):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason='chromium is not installed (apt-get install -y chromium)')
-@pytest.mark.parametrize('page', ['index.html', METHOD_PAGE])
+@needs_chromium
+@pytest.mark.parametrize('page', ['index.html', METHOD_PAGE, 'reproduction.html'])
 def test_renders_in_chromium(site, page, tmp_path):
     out, _ = site
     url = (out/page).as_uri()
-    r = _chromium(['--dump-dom', url], tmp_path)
+    r = _chromium(['--virtual-time-budget=5000', '--dump-dom', url], tmp_path)
     assert r.returncode == 0, r.stderr[-2000:]
     dom = r.stdout
-    assert '<nav class="sidebar">' in dom and '<main>' in dom
-    title = re.search(r'<h1 class="title">(.*?)</h1>', dom)
-    assert title and title.group(1).strip(), 'page has no title'
-    # every sidebar link of the rendered DOM points to an existing file
-    for href in re.findall(r'<a href="([^"#]+\.html)"', dom):
-        assert (out/page).parent.joinpath(href).resolve().exists(), href
+    assert 'md-sidebar--primary' in dom and 'md-content' in dom and 'md-search__input' in dom
+    title = re.search(r'<h1[^>]*>(.*?)</h1>', dom, re.S)
+    assert title and re.sub(r'<[^>]+>|¶', '', title.group(1)).strip(), 'page has no title'
+    hrefs = re.findall(r'<a href="([^":#?]+\.html)', dom)
+    assert hrefs
+    for href in hrefs: assert (out/page).parent.joinpath(href).resolve().exists(), href   # every page link of the rendered DOM is a page
     shots = ROOT/'_site'/'screenshots'
     shots.mkdir(parents=True, exist_ok=True)
     png = shots/f'{Path(page).stem}.png'
     png.unlink(missing_ok=True)
-    r = _chromium([f'--screenshot={png}', '--window-size=1280,900', url], tmp_path)
+    r = _chromium([f'--screenshot={png}', '--window-size=1280,900', '--virtual-time-budget=5000', url], tmp_path)
     assert r.returncode == 0 and png.exists() and png.stat().st_size > 10_000, r.stderr[-2000:]
+
+
+async def _search(url, query, profile, timeout=60):
+    "Open `url` in headless Chromium over the DevTools protocol, type `query` into the search box, return the results' titles and links."
+    import aiohttp
+    proc = subprocess.Popen([CHROMIUM, *FLAGS, f'--user-data-dir={profile}', '--remote-debugging-port=0', 'about:blank'],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        port_file, t0 = profile/'DevToolsActivePort', time.time()
+        while not port_file.exists() or not port_file.read_text().strip():
+            assert time.time() - t0 < timeout and proc.poll() is None, 'chromium did not start'
+            await asyncio.sleep(0.1)
+        port = port_file.read_text().split()[0]
+        async with aiohttp.ClientSession() as http:
+            targets = await (await http.get(f'http://127.0.0.1:{port}/json/list')).json()
+            ws_url = next(t['webSocketDebuggerUrl'] for t in targets if t['type'] == 'page')
+            async with http.ws_connect(ws_url, max_msg_size=0) as ws:
+                n = 0
+                async def call(method, **params):
+                    nonlocal n; n += 1; await ws.send_json({'id': n, 'method': method, 'params': params})
+                    while True:
+                        msg = await ws.receive_json()
+                        if msg.get('id') == n:
+                            assert 'error' not in msg, msg
+                            return msg['result']
+                async def js(expr):
+                    return (await call('Runtime.evaluate', expression=expr, returnByValue=True))['result'].get('value')
+                await call('Page.navigate', url=url)
+                t0 = time.time()
+                while not await js("!!document.querySelector('.md-search__input') && document.readyState === 'complete'"):
+                    assert time.time() - t0 < timeout, 'page did not load'
+                    await asyncio.sleep(0.2)
+                await js("document.querySelector('.md-search__input').focus()")
+                await call('Input.insertText', text=query)   # typed as keyboard input into the focused box
+                while True:
+                    found = await js("[...document.querySelectorAll('.md-search-result__item a')].map(a => [a.innerText, a.getAttribute('href')])")
+                    if found: return found, await js("document.querySelector('.md-search-result__meta').innerText")
+                    assert time.time() - t0 < timeout, 'no search results'
+                    await asyncio.sleep(0.2)
+    finally:
+        proc.terminate()
+        try: proc.wait(10)
+        except subprocess.TimeoutExpired: proc.kill()
+
+
+@needs_chromium
+def test_search_in_chromium(site, server, tmp_path):
+    out, _ = site
+    index = json.loads((out/'search/search_index.json').read_text())
+    assert any('parse_answers' in d['text'] for d in index['docs'])
+    found, meta = asyncio.run(_search(server + 'index.html', 'parse_answers', tmp_path/'profile'))
+    assert re.search(r'\d+ matching document', meta), meta
+    hrefs = [h.split('#')[0].split('?')[0] for _, h in found]   # search.highlight adds ?h=query
+    assert any(h.endswith('/' + METHOD_PAGE) for h in hrefs), found   # the CheckEval page documents it
+    for h in hrefs: assert h.startswith(server) and (out/h.removeprefix(server)).exists(), h   # each result opens a page of the site
