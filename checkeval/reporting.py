@@ -12,10 +12,11 @@ import pandas as pd
 from typing import Sequence
 
 # %% auto #0
-__all__ = ['CORRELATION_KEYS', 'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS', 'PLUMBING_GROUPS', 'figures_root', 'to_markdown',
-           'write_table', 'save_figure', 'datasets_table', 'plot_human_scores', 'write_dataset_outputs',
-           'merge_long_csv', 'run_metas', 'judges_note', 'scores_with_human', 'paper_dir', 'paper_provenance',
-           'save_paper_table', 'save_paper_figure', 'save_paper_long', 'correlation_table', 'safe_correlation_rows']
+__all__ = ['FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'CORRELATION_KEYS', 'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS',
+           'PLUMBING_GROUPS', 'figures_root', 'to_markdown', 'write_table', 'save_figure', 'figure_footer',
+           'no_data_figure', 'datasets_table', 'plot_human_scores', 'write_dataset_outputs', 'merge_long_csv',
+           'run_metas', 'judges_note', 'scores_with_human', 'paper_dir', 'paper_provenance', 'save_paper_table',
+           'save_paper_figure', 'save_paper_long', 'correlation_table', 'safe_correlation_rows']
 
 # %% ../nbs/30_reporting.ipynb #e6cac62a
 def figures_root() -> Path:
@@ -34,26 +35,58 @@ def to_markdown(df:pd.DataFrame, floatfmt:str='.3f') -> str:
     lines += ['| ' + ' | '.join(cell(v) for v in row) + ' |' for row in df.itertuples(index=False)]
     return '\n'.join(lines) + '\n'
 
+FLOAT_FORMAT = '%.6g'                   # every float a table file prints: 6 significant digits (no last-digit noise)
+VOLATILE_PROVENANCE = ('git', 'time')   # differ between two reproductions of the same content: kept out of tracked files
+
+def _write_provenance(out:Path, name:str, provenance:dict):
+    "The content part of `provenance` beside the output (tracked); the full record, git commit and time included, under `_runs/provenance/` (not tracked)."
+    stable = {k: v for k, v in provenance.items() if k not in VOLATILE_PROVENANCE}
+    (out/f'{name}.provenance.json').write_text(json.dumps(stable, indent=1, default=str) + '\n')
+    from checkeval.core import repo_root as _repo_root
+    root = _repo_root()
+    try: rel = out.resolve().relative_to(root.resolve()) if root else None
+    except ValueError: rel = None
+    if rel is not None:
+        full = root/'_runs'/'provenance'/rel/f'{name}.provenance.json'
+        full.parent.mkdir(parents=True, exist_ok=True); full.write_text(json.dumps(provenance, indent=1, default=str) + '\n')
+
 def write_table(df:pd.DataFrame, name:str, out_dir=None, title:str|None=None, note:str|None=None, provenance:dict|None=None) -> Path:
-    "Write `df` as `<name>.csv` and `<name>.md` (with title and note) under `out_dir` (default `figures/tables`)."
+    "Write `df` as `<name>.csv` (floats to 6 significant digits) and `<name>.md` (with title and note) under `out_dir` (default `figures/tables`)."
     out = Path(out_dir or figures_root()/'tables'); out.mkdir(parents=True, exist_ok=True)
-    df.to_csv(out/f'{name}.csv', index=False)
+    df.to_csv(out/f'{name}.csv', index=False, float_format=FLOAT_FORMAT)
     md = (f'# {title}\n\n' if title else '') + (f'{note}\n\n' if note else '') + to_markdown(df)
     (out/f'{name}.md').write_text(md)
-    if provenance is not None: (out/f'{name}.provenance.json').write_text(json.dumps(provenance, indent=1, default=str))
+    if provenance is not None: _write_provenance(out, name, provenance)
     return out/f'{name}.csv'
 
 def save_figure(fig, name:str, out_dir=None, provenance:dict|None=None) -> Path:
-    "Save a matplotlib figure as `<name>.png` and `<name>.pdf`, with provenance in the metadata and beside it."
+    "Save a matplotlib figure as `<name>.png` and `<name>.pdf`, with provenance beside it; the same figure gives the same bytes (no date, no software version)."
     out = Path(out_dir or figures_root()); out.mkdir(parents=True, exist_ok=True)
-    meta = {'Creator': 'checkeval'}
-    if provenance is not None:
-        meta['Description'] = json.dumps({k: provenance.get(k) for k in ('git', 'config_hash', 'time')}, default=str)
-        (out/f'{name}.provenance.json').write_text(json.dumps(provenance, indent=1, default=str))
-    fig.savefig(out/f'{name}.png', dpi=120, bbox_inches='tight', metadata=meta)
-    pdf_meta = {'Creator': 'checkeval', 'Subject': meta.get('Description', '')}
-    fig.savefig(out/f'{name}.pdf', bbox_inches='tight', metadata=pdf_meta)
+    desc = json.dumps({'config_hash': provenance.get('config_hash')}) if provenance is not None else ''
+    if provenance is not None: _write_provenance(out, name, provenance)
+    fig.savefig(out/f'{name}.png', dpi=120, bbox_inches='tight', metadata={'Software': None, 'Creator': 'checkeval', 'Description': desc})
+    fig.savefig(out/f'{name}.pdf', bbox_inches='tight', metadata={'Creator': 'checkeval', 'Producer': None, 'CreationDate': None, 'Subject': desc})
     return out/f'{name}.png'
+
+# %% ../nbs/30_reporting.ipynb #58ad9d43
+def figure_footer(fig, judges=(), source:str='', n=None):
+    "Write `judge: ... · data: ... · n = ...` under the figure's panels (kept by `bbox_inches='tight'`)."
+    judges = [j for j in dict.fromkeys(judges) if j not in (None, 'none')]
+    parts = [f"judge: {', '.join(judges)}" if judges else 'judge: none', f'data: {source}' if source else '', f'n = {n}' if n is not None else '']
+    text = ' · '.join(p for p in parts if p)
+    fig.text(0.5, 0, text, ha='center', va='top', fontsize=7, color='#444444')
+    return text
+
+def no_data_figure(title:str, why:str, judges=(), source:str='', figsize=(7, 1.8)):
+    "One panel that says `no data: <why>` under `title` (no axes, no legend)."
+    import matplotlib.pyplot as plt
+    import textwrap
+    fig, ax = plt.subplots(figsize=figsize)
+    ax.axis('off')
+    ax.text(0.5, 0.5, 'no data: ' + '\n'.join(textwrap.wrap(why, 100)), ha='center', va='center', fontsize=8, transform=ax.transAxes)
+    ax.set_title(title, fontsize=10)
+    figure_footer(fig, judges, source)
+    return fig
 
 # %% ../nbs/30_reporting.ipynb #c863b9b9
 def datasets_table() -> pd.DataFrame:
@@ -80,8 +113,11 @@ def plot_human_scores(benchmark:str):
         if d.scale: ax.set_xlim(d.scale[0] - 0.05*(d.scale[1]-d.scale[0]), d.scale[1] + 0.05*(d.scale[1]-d.scale[0]))
         ax.tick_params(labelsize=8)
     for ax in list(axes.flat)[len(dims):]: ax.axis('off')
+    for ax in axes[:, 0]: ax.set_ylabel('items', fontsize=8)
+    for ax, d in zip(axes.flat, dims): ax.set_xlabel(f'human score ({d.name})', fontsize=8)
     fig.suptitle(f'{benchmark}: human scores', fontsize=10)
     fig.tight_layout()
+    figure_footer(fig, (), f'{benchmark} human annotations (data catalog)', len(df))
     return fig
 
 # %% ../nbs/30_reporting.ipynb #e3e719e6
@@ -131,7 +167,7 @@ def merge_long_csv(rows:pd.DataFrame, kind:str='correlations', out_dir=None, kee
             merged = pd.concat([old, new], ignore_index=True).drop_duplicates(keys, keep='first' if keep_existing else 'last')
         else: merged = new
         merged = merged.sort_values(keys, kind='stable').reset_index(drop=True)
-        tmp = path.with_suffix('.csv.tmp'); merged.to_csv(tmp, index=False); tmp.replace(path)
+        tmp = path.with_suffix('.csv.tmp'); merged.to_csv(tmp, index=False, float_format=FLOAT_FORMAT); tmp.replace(path)
     finally: os.close(lock)
     return path
 
@@ -199,6 +235,7 @@ def save_paper_table(df:pd.DataFrame, paper:str, name:str, title:str, note:str='
                        provenance=paper_provenance(paper, name, judges, source, **extra))
 
 def save_paper_figure(fig, paper:str, name:str, judges=(), source:str='runs', **extra) -> Path:
+    "Save a paper figure as PNG + PDF under `figures/<paper>/` with its provenance (which judges, from what)."
     return save_figure(fig, name, paper_dir(paper), provenance=paper_provenance(paper, name, judges, source, **extra))
 
 def save_paper_long(rows:pd.DataFrame, paper:str, kind:str='correlations') -> Path|None:
