@@ -161,3 +161,20 @@ def test_lab_allows_root_only_as_root(tmp_path):
     for f in ('Makefile', 'pyproject.toml', 'requirements-model.txt'): shutil.copy(ROOT/f, tmp_path/f)
     cmd = [l for l in _make(tmp_path, '-n', 'lab').stdout.splitlines() if 'jupyter lab' in l][0]
     assert ('--allow-root' in cmd) == (os.getuid() == 0), cmd
+
+
+def test_dataset_outputs_are_byte_identical_when_rebuilt(tmp_path):
+    "The datasets step twice over unchanged data: every file (CSV, Markdown, provenance, PNG, PDF) byte-identical, no time or commit in them."
+    code = ('import sys\nfrom checkeval.reporting import write_dataset_outputs\n'
+            'write_dataset_outputs(sys.argv[1])\n')
+    for d in ('a', 'b'):
+        r = subprocess.run([sys.executable, '-c', code, str(tmp_path/d)], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                           env={**os.environ, 'HF_HUB_OFFLINE': '1'})
+        assert r.returncode == 0, r.stderr[-2000:]
+        time.sleep(1.1)     # a time stamp with seconds would differ
+    files = sorted(p.relative_to(tmp_path/'a') for p in (tmp_path/'a').rglob('*') if p.is_file())
+    assert any(str(f).endswith('.png') for f in files) and any(str(f).endswith('.provenance.json') for f in files)
+    differ = [str(f) for f in files if (tmp_path/'a'/f).read_bytes() != (tmp_path/'b'/f).read_bytes()]
+    assert not differ, differ
+    prov = json.loads((tmp_path/'a'/'tables'/'datasets.provenance.json').read_text())
+    assert 'time' not in prov and 'git' not in prov and prov['config'] == {'step': 'datasets'}
