@@ -6,17 +6,20 @@ Docs: https://checkeval.github.io/checkeval/runs.html.md"""
 
 # %% ../nbs/04_runs.ipynb #dcf90b27
 from __future__ import annotations
-import datetime as _dt, hashlib, importlib, json, os, platform, random, re, subprocess, sys
+import datetime as _dt, hashlib, importlib, json, numbers, os, platform, random, re, socket, subprocess, sys, time
+from collections import Counter
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 from .core import Answer, DataError, Dimension, Item, Judgment, read_jsonl, write_jsonl, to_frame
 
 # %% auto #0
-__all__ = ['METHOD_MODULES', 'register_method', 'get_method', 'MethodResult', 'make_answer', 'yes_ratio_judgments',
-           'check_no_secrets', 'canonical_hash', 'git_state', 'package_versions', 'data_checksums', 'provenance',
-           'runs_root', 'variant_name', 'run_dir', 'save_run', 'load_run', 'load_judgments', 'select_items', 'RunInfo',
-           'resolve_dimensions', 'evaluate']
+__all__ = ['METHOD_MODULES', 'OPTION_TYPES', 'RUN_SETTINGS', 'register_method', 'get_method', 'MethodResult', 'make_answer',
+           'yes_ratio_judgments', 'check_no_secrets', 'canonical_hash', 'git_state', 'package_versions',
+           'data_checksums', 'provenance', 'OptionError', 'check_limit', 'check_options', 'runs_root', 'variant_name',
+           'run_dir', 'run_key', 'run_lock', 'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments',
+           'select_items', 'RunInfo', 'resolve_dimensions', 'run_summary', 'run_path', 'evaluate']
 
 # %% ../nbs/04_runs.ipynb #9899c1be
 METHOD_MODULES = {
@@ -81,6 +84,10 @@ def yes_ratio_judgments(answers:Sequence[Answer], n_questions:dict|int|None=None
     return res
 
 # %% ../nbs/04_runs.ipynb #b7488177
+def _secret_error(msg:str) -> ValueError:
+    from checkeval.judges.types import SecretInConfig   # the judges' error type, so that one `except` catches both checks
+    return SecretInConfig(msg)
+
 # a key is suspicious when one of its `_`/`-` separated parts names a secret ('hf_token', 'api_key'),
 # not when it merely contains the letters ('max_tokens_generate')
 _SECRET_KEY = re.compile(r'(^|[_\-])(api[_\-]?key|apikey|secret|password|passwd|token|authorization|bearer|credentials?)($|[_\-])', re.I)
@@ -93,12 +100,12 @@ def check_no_secrets(options:dict, where:str='options'):
             for k,v in d.items():
                 p = f'{path}.{k}'
                 if _SECRET_KEY.search(str(k)) and not str(k).endswith('_env') and v not in (None, ''):
-                    raise ValueError(f'{where}: {p} looks like a secret; pass secrets through environment variables only')
+                    raise _secret_error(f'{where}: {p} looks like a secret; pass secrets through environment variables only')
                 walk(v, p)
         elif isinstance(d, (list, tuple)):
             for i,v in enumerate(d): walk(v, f'{path}[{i}]')
         elif isinstance(d, str) and _SECRET_VALUE.search(d):
-            raise ValueError(f'{where}: {path} looks like a secret; pass secrets through environment variables only')
+            raise _secret_error(f'{where}: {path} looks like a secret; pass secrets through environment variables only')
     walk(options, where)
 
 # %% ../nbs/04_runs.ipynb #e6a95029
@@ -144,6 +151,45 @@ def provenance(config:dict|None=None, data_files:dict|None=None, judge=None) -> 
             'packages': package_versions(), 'python': platform.python_version(), 'data': data_files or {},
             'time': _dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')}
 
+# %% ../nbs/04_runs.ipynb #462f098b
+class OptionError(DataError):
+    "A run setting or method option with a value of the wrong type; the message names it and what it expects."
+    def __init__(self, msg:str, name:str|None=None):
+        super().__init__(msg)
+        self.field = name
+
+def _is_int(v) -> bool: return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+def _is_num(v) -> bool: return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+_POS_INT = (lambda v: v is None or (_is_int(v) and v >= 1), 'a positive integer')
+OPTION_TYPES: dict[str, tuple[Callable, str]] = {
+    **{k: _POS_INT for k in ('max_tokens', 'n', 'n_min', 'n_max', 'build_max_tokens', 'min_questions', 'max_questions', 'top_logprobs',
+                             'n_classes', 'respond_max_tokens', 'create_max_tokens', 'components')},
+    'limit': (lambda v: _is_int(v) and v >= 1, 'a positive integer'),
+    'temperature': (lambda v: v is None or (_is_num(v) and v >= 0), 'a number >= 0'),
+    'seed': (lambda v: v is None or _is_int(v), 'an integer'),
+    'sample_seed': (lambda v: v is None or _is_int(v), 'an integer'),
+    'sample_frac': (lambda v: v is None or (_is_num(v) and 0 < v <= 1), 'a number in (0, 1]'),
+    'threshold': (lambda v: v is None or _is_num(v), 'a number'),
+    'logprobs': (lambda v: v is None or isinstance(v, bool), 'true or false'),
+    'filter': (lambda v: isinstance(v, bool), 'true or false'),
+}
+RUN_SETTINGS = ('limit', 'sample', 'dimensions', 'variant', 'items')
+
+def check_limit(limit):
+    "`limit` if it is None or a positive integer, else `OptionError`."
+    ok, want = OPTION_TYPES['limit']
+    if limit is not None and not ok(limit): raise OptionError(f'limit: expected {want}, got {limit!r}', 'limit')
+    return limit
+
+def check_options(options:dict, method:str|None=None):
+    "Refuse method options of the wrong type (for names several methods share) and run settings passed as options."
+    for k, v in options.items():
+        if k in OPTION_TYPES and not OPTION_TYPES[k][0](v):
+            raise OptionError(f"option '{k}': expected {OPTION_TYPES[k][1]}, got {v!r}", k)
+        if k in RUN_SETTINGS:
+            raise OptionError(f"option '{k}' is a run setting, not an option of method {method or '?'}: pass {k}= to evaluate (CLI: --{k})", k)
+
 # %% ../nbs/04_runs.ipynb #c814ed3f
 def runs_root() -> Path:
     "Where runs live: `$CHECKEVAL_RUNS`, else `data/runs` in the repository (or `~/.cache/checkeval/runs` outside one)."
@@ -160,14 +206,72 @@ def variant_name(options:dict) -> str:
     slug = '_'.join(f'{k}={v}' for k,v in sorted(options.items()) if isinstance(v, (str, int, float, bool)))
     return _slug(slug)[:60] + '-' + canonical_hash(options)[:8]
 
-def run_dir(benchmark:str, method:str, judge:str, variant:str='default', root=None) -> Path:
-    "`<root>/<benchmark>/<method>/<judge>/<variant>`"
-    return Path(root or runs_root())/_slug(benchmark)/_slug(method)/_slug(judge)/_slug(variant)
+def run_dir(benchmark:str, method:str, judge:str, variant:str='default', root=None, key:str|None=None) -> Path:
+    "`<root>/<benchmark>/<method>/<judge>/<variant>`, with `--<key>` after the variant when a run key is given."
+    name = _slug(variant) + (f'--{key[:12]}' if key else '')
+    return Path(root or runs_root())/_slug(benchmark)/_slug(method)/_slug(judge)/name
 
 # %% ../nbs/04_runs.ipynb #f29b9488
-def save_run(result:MethodResult, path, meta:dict) -> Path:
-    "Write answers, judgments, artifacts and `meta.json` into `path` (each file written atomically)."
+def _judge_identity(judge) -> tuple[str, str]:
+    "(name, model) of a judge object, or of a judge name (built as `evaluate` builds it: the backend may qualify the model id)."
+    if isinstance(judge, str):
+        from checkeval.judges import get_judge
+        judge = get_judge(judge)   # cheap: models load on first use
+    return judge.name, getattr(judge, 'model', None) or judge.name
+
+def run_key(method:str, benchmark:str, judge, options:dict|None, dimensions:Sequence, items:Sequence[Item]) -> str:
+    "The hash that names a run: method, benchmark, judge and its model, options, dimensions and the selected items."
+    name, model = _judge_identity(judge)
+    data = data_checksums(benchmark)
+    sel = [it.item_id for it in items] if data else [it.to_dict() for it in items]
+    return canonical_hash({'method': method, 'benchmark': benchmark, 'judge': name, 'model': model, 'options': options or {},
+                           'dimensions': [getattr(d, 'name', d) for d in dimensions], 'data': data, 'items': canonical_hash(sel)})
+
+# %% ../nbs/04_runs.ipynb #fa5dbce0
+@contextmanager
+def run_lock(path):
+    "Hold an exclusive lock on run folder `path` (waits for another process holding it, and says so on stderr)."
     path = Path(path); path.mkdir(parents=True, exist_ok=True)
+    try: import fcntl
+    except ImportError: yield; return   # no advisory locks on this platform
+    with open(path/'.lock', 'a+') as f:
+        try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f'[runs] waiting for another process writing {path}', file=sys.stderr, flush=True)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try: yield
+        finally: fcntl.flock(f, fcntl.LOCK_UN)
+
+def run_checksums(path) -> dict[str, str]:
+    "SHA-256 of each record file of a run folder (answers, judgments, artifacts), by relative path; `meta.json`, hidden and `.tmp` files aside."
+    path = Path(path)
+    files = sorted(f for f in path.rglob('*') if f.is_file() and f.name != 'meta.json' and f.suffix != '.tmp'
+                   and not any(part.startswith('.') for part in f.relative_to(path).parts))
+    return {f.relative_to(path).as_posix(): hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+
+# %% ../nbs/04_runs.ipynb #049c8a37
+def sum_usage(usages:Sequence[dict]) -> dict:
+    "Usage records added up field by field (numbers summed; names and budgets from the last)."
+    out: dict = {}
+    for u in usages:
+        for k, v in (u or {}).items():
+            out[k] = out.get(k, 0) + v if _is_num(v) and _is_num(out.get(k, 0)) and k != 'budget' else v
+    return out
+
+def save_run(result:MethodResult, path, meta:dict, started_ns:int|None=None) -> Path:
+    """Write answers, judgments, artifacts and `meta.json` into `path` (each file written atomically).
+    `meta['usage']` is this writer's; when the folder's last writer finished after this one started (`started_ns`),
+    the two ran at the same time and the usage recorded is their sum (the writers are listed in `meta['writers']`)."""
+    path = Path(path); path.mkdir(parents=True, exist_ok=True)
+    now = time.time_ns()
+    writer = dict(pid=os.getpid(), host=socket.gethostname(), started_ns=started_ns if started_ns is not None else now,
+                  finished_ns=now, usage=meta.get('usage') or {})
+    writers = [writer]
+    try: prev = json.loads((path/'meta.json').read_text())
+    except (OSError, ValueError): prev = None
+    if (isinstance(prev, dict) and started_ns is not None and prev.get('run_key') == meta.get('run_key')
+        and (prev.get('writers') or [{}])[-1].get('finished_ns', 0) > started_ns):
+        writers = [*prev['writers'], writer]
     write_jsonl(path/'answers.jsonl', result.answers)
     write_jsonl(path/'judgments.jsonl', result.judgments)
     if result.artifacts:
@@ -179,7 +283,9 @@ def save_run(result:MethodResult, path, meta:dict) -> Path:
             tmp.replace(path/'artifacts'/f'{_slug(name)}.json')
     n_fail = sum(not a.ok for a in result.answers)
     meta = {**meta, 'n_answers': len(result.answers), 'n_failed_answers': n_fail,
-            'parse_failure_rate': n_fail/len(result.answers) if result.answers else None, 'n_judgments': len(result.judgments)}
+            'parse_failure_rate': n_fail/len(result.answers) if result.answers else None, 'n_judgments': len(result.judgments),
+            'usage': sum_usage([w['usage'] for w in writers]) if len(writers) > 1 else writer['usage'], 'writers': writers,
+            'checksums': run_checksums(path)}
     tmp = path/'meta.json.tmp'; tmp.write_text(json.dumps(meta, indent=1, default=str)); tmp.replace(path/'meta.json')
     return path
 
@@ -202,8 +308,9 @@ def load_judgments(root=None, benchmark:str|None=None, method:str|None=None):
 
 # %% ../nbs/04_runs.ipynb #0ee6f967
 def select_items(items:Sequence[Item], limit:int|None=None, sample:str='groups', seed:int=0) -> list[Item]:
-    "A deterministic subset of `items` of size `limit`."
+    "A deterministic subset of `items` of size `limit` (a positive integer, or None for all)."
     items = list(items)
+    check_limit(limit)
     if limit is None or limit >= len(items): return items
     if sample == 'first': return items[:limit]
     rng = random.Random(seed)
@@ -219,12 +326,13 @@ def select_items(items:Sequence[Item], limit:int|None=None, sample:str='groups',
 # %% ../nbs/04_runs.ipynb #f8d27ec8
 @dataclass
 class RunInfo:
-    "Where a run was written and what it holds."
+    "Where a run was written and what it holds: items, answers, failures (not parsed or no reply), judge errors, usage."
     path: Path
     n_items: int
     n_answers: int
     n_failed: int
     usage: dict
+    summary: dict = field(default_factory=dict)
     def __repr__(self): return f'RunInfo({str(self.path)!r}, items={self.n_items}, answers={self.n_answers}, failed={self.n_failed})'
 
 def resolve_dimensions(benchmark:str, dimensions:Sequence[str|Dimension]|None=None, items:Sequence[Item]|None=None) -> list[Dimension]:
@@ -245,31 +353,74 @@ def resolve_dimensions(benchmark:str, dimensions:Sequence[str|Dimension]|None=No
         res.append(known[d])
     return res
 
-def evaluate(method:str, benchmark:str, judge, limit:int|None=None, dimensions:Sequence[str]|None=None, seed:int=0,
-             sample:str='groups', variant:str|None=None, items:Sequence[Item]|None=None, root=None, save:bool=True,
-             options:dict|None=None, **kw):
-    """Run `method` with `judge` on `benchmark` and save the run; returns (`RunInfo`, `MethodResult`).
-    `seed` picks the sample; method options come as `options` (a dict, which may hold the method's own `seed`) or keywords."""
-    options = {**(options or {}), **kw}
+# %% ../nbs/04_runs.ipynb #215fe5f7
+def _is_judge_error(a:Answer) -> bool: return a.status.startswith('judge error')
+
+def run_summary(answers:Sequence[Answer], usage:dict|None=None, top:int=3) -> dict:
+    "Answers, answered (the judge replied), parsed, errors (no reply) with the `top` reasons, unparsed reasons, cache hits."
+    errs = [a for a in answers if _is_judge_error(a)]
+    unparsed = [a for a in answers if not a.ok and not _is_judge_error(a)]
+    reasons = lambda xs: [[r, n] for r, n in Counter(a.status.removeprefix('judge error: ')[:160] for a in xs).most_common(top)]
+    return dict(answers=len(answers), answered=len(answers) - len(errs), parsed=sum(a.ok for a in answers), errors=len(errs),
+                error_share=len(errs)/len(answers) if answers else None, error_reasons=reasons(errs), unparsed_reasons=reasons(unparsed),
+                cached=(usage or {}).get('cached'), requests=(usage or {}).get('requests'), sent=(usage or {}).get('sent'))
+
+# %% ../nbs/04_runs.ipynb #95036f70
+def _usage_delta(before:dict, after:dict) -> dict:
+    "What a judge object spent between two `usage()` snapshots (a judge may serve several runs)."
+    return {k: (v - before.get(k, 0) if _is_num(v) and k != 'budget' else v) for k, v in after.items()}
+
+def _call_method(fn, method:str, items, judge, dims, options) -> MethodResult:
+    try: return fn(items, judge, dims, **options)
+    except ValueError as e:
+        # the methods refuse option names they do not know with a plain ValueError: a user's mistake, one line
+        if type(e) is ValueError and re.match(r'unknown \w+ options', str(e)): raise OptionError(str(e)) from None
+        raise
+
+def _plan(method, benchmark, judge, limit, dimensions, seed, sample, variant, items, options):
+    "Check the request and pick the items: (options, judge, items, dimensions, variant)."
     check_no_secrets(options, 'method options')
-    fn = get_method(method)
-    from checkeval.judges import get_judge
-    judge_obj = get_judge(judge) if isinstance(judge, str) else judge
+    check_options(options, method)
+    check_limit(limit)
+    get_method(method)
     if items is None:
         from checkeval.data import load_benchmark
         items = load_benchmark(benchmark)
     items = select_items(items, limit, sample, seed)
     dims = resolve_dimensions(benchmark, dimensions, items)
-    result = fn(items, judge_obj, dims, **options)
-    variant = variant or variant_name(options)
-    # the run's variant names its records, whatever the method called them
-    for r in [*result.answers, *result.judgments]:
-        if r.variant != variant: r.variant = variant
-    usage = judge_obj.usage() if hasattr(judge_obj, 'usage') else {}
-    config = {'method': method, 'benchmark': benchmark, 'judge': judge_obj.name, 'limit': limit, 'sample': sample, 'seed': seed,
-              'dimensions': [d.name for d in dims], 'options': options, 'variant': variant, 'item_ids': [it.item_id for it in items]}
-    data = data_checksums(benchmark)
-    path = run_dir(benchmark, method, judge_obj.name, variant, root)
-    if save: save_run(result, path, {**provenance(config, data, judge_obj), 'usage': usage})
+    return items, dims, variant or variant_name(options)
+
+def run_path(method:str, benchmark:str, judge, limit:int|None=None, dimensions:Sequence[str]|None=None, seed:int=0,
+             sample:str='groups', variant:str|None=None, items:Sequence[Item]|None=None, root=None, options:dict|None=None, **kw) -> Path:
+    "The folder `evaluate` with the same arguments writes (it loads the benchmark to pick the items; nothing runs)."
+    options = {**(options or {}), **kw}
+    items, dims, variant = _plan(method, benchmark, judge, limit, dimensions, seed, sample, variant, items, options)
+    return run_dir(benchmark, method, _judge_identity(judge)[0], variant, root, key=run_key(method, benchmark, judge, options, dims, items))
+
+def evaluate(method:str, benchmark:str, judge, limit:int|None=None, dimensions:Sequence[str]|None=None, seed:int=0,
+             sample:str='groups', variant:str|None=None, items:Sequence[Item]|None=None, root=None, save:bool=True,
+             options:dict|None=None, **kw):
+    """Run `method` with `judge` on `benchmark` and save the run; returns (`RunInfo`, `MethodResult`).
+    `seed` picks the sample; method options come as `options` (a dict, which may hold the method's own `seed`) or keywords.
+    The run's folder is `run_path` of the same arguments; writers of one folder take turns (`run_lock`)."""
+    started = time.time_ns()
+    options = {**(options or {}), **kw}
+    items, dims, variant = _plan(method, benchmark, judge, limit, dimensions, seed, sample, variant, items, options)
+    fn = get_method(method)
+    from checkeval.judges import get_judge
+    judge_obj = get_judge(judge) if isinstance(judge, str) else judge
+    key = run_key(method, benchmark, judge_obj, options, dims, items)
+    path = run_dir(benchmark, method, judge_obj.name, variant, root, key=key)
+    with run_lock(path) if save else nullcontext():
+        u0 = judge_obj.usage() if hasattr(judge_obj, 'usage') else {}
+        result = _call_method(fn, method, items, judge_obj, dims, options)
+        usage = _usage_delta(u0, judge_obj.usage()) if hasattr(judge_obj, 'usage') else {}
+        # the run's variant names its records, whatever the method called them
+        for r in [*result.answers, *result.judgments]:
+            if r.variant != variant: r.variant = variant
+        config = {'method': method, 'benchmark': benchmark, 'judge': judge_obj.name, 'limit': limit, 'sample': sample, 'seed': seed,
+                  'dimensions': [d.name for d in dims], 'options': options, 'variant': variant, 'item_ids': [it.item_id for it in items]}
+        if save: save_run(result, path, {**provenance(config, data_checksums(benchmark), judge_obj), 'run_key': key, 'usage': usage},
+                          started_ns=started)
     n_fail = sum(not a.ok for a in result.answers)
-    return RunInfo(path, len(items), len(result.answers), n_fail, usage), result
+    return RunInfo(path, len(items), len(result.answers), n_fail, usage, run_summary(result.answers, usage)), result
