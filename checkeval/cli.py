@@ -6,95 +6,278 @@ Docs: https://checkeval.github.io/checkeval/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #83fbed71
 from __future__ import annotations
-import argparse, json, sys
+import argparse, json, os, shutil, sys
 import yaml
 
 # %% auto #0
-__all__ = ['cmd_data', 'cmd_evaluate', 'cmd_reproduce', 'build_parser', 'main']
+__all__ = ['DEFAULT_MAX_FAILURE_RATE', 'UsageError', 'is_user_error', 'error_line', 'method_names', 'benchmark_names',
+           'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data', 'confirm_paid',
+           'run_outcome', 'cmd_evaluate', 'cmd_reproduce', 'positive_int', 'failure_rate', 'Parser', 'build_parser',
+           'main']
 
 # %% ../nbs/90_cli.ipynb #8a2963fe
+class UsageError(ValueError): "A command line that asks for something that does not exist or cannot be done as asked."
+
+_USER_ERRORS = {'checkeval.core': ['DataError'], 'checkeval.judges.types': ['SecretInConfig'],
+                'checkeval.judges.registry': ['JudgesConfigError'], 'checkeval.judges.engine': ['BudgetExceeded'],
+                'checkeval.reproduce': ['GridError']}
+
+def is_user_error(e:BaseException) -> bool:
+    "Whether `e` is a user's mistake (one line, exit 2) rather than a bug (traceback)."
+    types = [UsageError] + [getattr(sys.modules[m], n) for m, ns in _USER_ERRORS.items() if m in sys.modules for n in ns if hasattr(sys.modules[m], n)]
+    if isinstance(e, tuple(types)): return True
+    # a name the registries do not know, or a missing environment variable, raised as KeyError with a sentence
+    a = e.args[0] if isinstance(e, KeyError) and e.args else None
+    return isinstance(a, str) and (a.startswith('unknown ') or 'set the environment variable' in a)
+
+def error_line(e:BaseException) -> str:
+    "The one line printed for a user's mistake."
+    msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+    return 'checkeval: error: ' + ' '.join(str(msg).split())
+
+# %% ../nbs/90_cli.ipynb #fbc17922
 def _parse_options(pairs) -> dict:
     "Parse `k=v` pairs; values are read as YAML scalars (numbers, booleans, lists)."
     res = {}
     for p in pairs or []:
-        if '=' not in p: raise SystemExit(f"--option expects key=value, got {p!r}")
+        if '=' not in p: raise UsageError(f"--option expects KEY=VALUE, got {p!r}")
         k,v = p.split('=', 1)
-        res[k.strip()] = yaml.safe_load(v) if v.strip() else ''
+        try: res[k.strip()] = yaml.safe_load(v) if v.strip() else ''
+        except yaml.YAMLError: res[k.strip()] = v   # not YAML: the text itself
     return res
 
-# %% ../nbs/90_cli.ipynb #fbc17922
-def _print_frame(df, fmt:str='text'):
+# %% ../nbs/90_cli.ipynb #492ba1ff
+def method_names() -> list[str]:
+    from checkeval.runs import METHOD_MODULES, _METHODS
+    return sorted(n for n in set(METHOD_MODULES) | set(_METHODS) if not n.startswith('_'))
+
+def benchmark_names() -> list[str]:
+    from checkeval.data import BENCHMARKS
+    return list(BENCHMARKS)
+
+def judge_names() -> list[str]:
+    from checkeval.judges import load_judges_config
+    return list(load_judges_config())
+
+def reproduce_steps() -> list[str]:
+    from checkeval.reproduce import STEPS, EXTRA_STEPS
+    return [*STEPS, *EXTRA_STEPS]
+
+class _LazyHelp(str):
+    "A help text whose list of names is computed when argparse formats it."
+    def __new__(cls, text:str, names): 
+        s = super().__new__(cls, text); s.names = names; return s
+    def _full(self) -> str:
+        try: names = ', '.join(self.names())
+        except Exception as e: names = f'(cannot list them: {error_line(e).removeprefix("checkeval: error: ")})'
+        return f'{str.__str__(self)}: {names}'.replace('%', '%%')
+    def __mod__(self, params): return self._full() % params
+
+def check_name(kind:str, name:str, known:list[str]) -> str:
+    "`name` if it is in `known`, else `UsageError` naming it and the valid names."
+    if name not in known: raise UsageError(f"unknown {kind} {name!r}; known: {', '.join(known)}")
+    return name
+
+# %% ../nbs/90_cli.ipynb #6a827e97
+def _cell(v) -> str:
+    if v is None or (isinstance(v, float) and v != v): return ''
+    return ' '.join(str(v).split())
+
+def fit_table(df, width:int|None=None, wide:bool=False, keep:tuple=()) -> str:
+    "`df` as aligned text lines of at most `width` characters (the terminal's, else 100), wide columns cut with '…' (`keep` columns last)."
+    cols = [str(c) for c in df.columns]
+    rows = [[_cell(v) for v in r] for r in df.itertuples(index=False, name=None)]
+    w = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(cols)]
+    if not wide:
+        width = width or shutil.get_terminal_size((100, 24)).columns
+        floor = [min(wi, max(len(c), 10)) for wi, c in zip(w, cols)]
+        while sum(w) + 2*(len(w) - 1) > width and any(wi > f for wi, f in zip(w, floor)):
+            i = max(range(len(w)), key=lambda j: (w[j] > floor[j], cols[j] not in keep, w[j] - floor[j]))
+            w[i] -= 1
+    cut = lambda s, n: s if len(s) <= n else s[:max(n - 1, 0)] + '…'
+    num = [bool(len(df)) and _is_numeric(df.iloc[:, i]) for i in range(len(cols))]
+    fmt = lambda vals: '  '.join((cut(v, wi).rjust(wi) if n else cut(v, wi).ljust(wi)) for v, wi, n in zip(vals, w, num)).rstrip()
+    return '\n'.join([fmt(cols)] + [fmt(r) for r in rows])
+
+def _is_numeric(s) -> bool:
     import pandas as pd
-    if fmt == 'json': print(df.to_json(orient='records', force_ascii=False, indent=1))
-    else:
-        with pd.option_context('display.max_rows', 500, 'display.max_columns', 20, 'display.width', 200, 'display.max_colwidth', 60):
-            print(df.to_string(index=False))
+    return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
+
+def frame_json(df) -> str:
+    "`df` as a JSON list of records: UTF-8 as is, `/` not escaped, missing values as null."
+    rows = df.astype(object).where(df.notna(), None).to_dict(orient='records')
+    return json.dumps(rows, ensure_ascii=False, indent=1, default=str)
+
+# %% ../nbs/90_cli.ipynb #a21e0619
+def _print_frame(df, args, keep=('path', 'dataset', 'benchmark', 'item_id')):
+    print(frame_json(df) if args.format == 'json' else fit_table(df, wide=getattr(args, 'wide', False), keep=keep))
+
+_LIST_COLUMNS = ['path', 'dataset', 'kind', 'bytes', 'license']   # --wide: also sha256, url, loaders, inputs, ...
 
 def cmd_data(args) -> int:
+    "`checkeval data list|check|show`."
     from checkeval import data
-    if args.action == 'list': _print_frame(data.catalog(), args.format)
+    if args.action == 'list':
+        df = data.catalog()
+        _print_frame(df if args.wide or args.format == 'json' else df[_LIST_COLUMNS], args)
     elif args.action == 'check':
         res = data.check_all(progress=not args.quiet)
-        _print_frame(res, args.format)
+        _print_frame(res, args)
         bad = res[res['status'] != 'ok']
         print(f"{len(res) - len(bad)}/{len(res)} files verified", file=sys.stderr)
         return 1 if len(bad) else 0
     elif args.action == 'show':
-        if not args.name: raise SystemExit('checkeval data show NAME: give a benchmark name')
-        _print_frame(data.show(args.name, n=args.n), args.format)
+        if not args.name: raise UsageError('checkeval data show NAME: give a benchmark name')
+        _print_frame(data.show(args.name, n=args.n), args)
     return 0
 
-def cmd_evaluate(args) -> int:
+# %% ../nbs/90_cli.ipynb #e08e8a68
+def _ask(question:str) -> bool:
+    try: return input(question).strip().lower() in ('y', 'yes')
+    except EOFError: return False
+
+def confirm_paid(args, options:dict) -> None:
+    "For a judge with a price: print the dry-run estimate and ask (or `--yes`); `UsageError` when not confirmed."
+    from checkeval.judges import load_judges_config
+    e = load_judges_config()[args.judge]
+    if not (float(e.get('price_in') or 0) or float(e.get('price_out') or 0)): return
+    from checkeval.judges import DryRunJudge, get_judge
     from checkeval.runs import evaluate
+    dj = DryRunJudge(get_judge(args.judge))
+    evaluate(args.method, args.benchmark, dj, limit=args.limit, dimensions=args.dimensions, seed=args.seed, sample=args.sample,
+             variant=args.variant, save=False, options=options)
+    t = dj.totals
+    print(f"checkeval: judge {args.judge!r} has a price (${e.get('price_in') or 0}/${e.get('price_out') or 0} per 1M tokens in/out): "
+          f"{t['to_send']} of {t['requests']} requests to send ({t['cached']} cached), estimated up to ${t['est_cost_max']:.4f}",
+          file=sys.stderr, flush=True)
+    if args.yes or not t['to_send']: return
+    if not (sys.stdin and sys.stdin.isatty()):
+        raise UsageError(f"judge {args.judge!r} costs money (estimated up to ${t['est_cost_max']:.4f}) and there is no terminal to ask on: "
+                         "pass --yes to run it")
+    if not _ask(f"Run it, estimated up to ${t['est_cost_max']:.4f}? [y/N] "): raise UsageError('not confirmed; nothing was sent')
+
+# %% ../nbs/90_cli.ipynb #5b610e0c
+DEFAULT_MAX_FAILURE_RATE = 0.5
+
+def run_outcome(summary:dict, max_failure_rate:float=DEFAULT_MAX_FAILURE_RATE) -> tuple[int, list[str]]:
+    "(exit status, lines for stderr) of a run's `run_summary`."
+    s = summary
+    lines = [f"checkeval: {s['answers']} answers: {s['answered']} answered ({s['parsed']} parsed), "
+             f"{s['cached'] if s['cached'] is not None else '?'} of {s['requests'] if s['requests'] is not None else '?'} requests from the cache, "
+             f"{s['errors']} failed"]
+    if s['error_reasons']: lines.append('checkeval: failures: ' + '; '.join(f'{n}× {r}' for r, n in s['error_reasons']))
+    if s['unparsed_reasons']: lines.append('checkeval: not parsed: ' + '; '.join(f'{n}× {r}' for r, n in s['unparsed_reasons']))
+    if not s['answers']: return 1, lines + ['checkeval: error: no answer was obtained: the method produced no answers']
+    if not s['answered']: return 1, lines + ['checkeval: error: no answer was obtained: every request failed']
+    if s['error_share'] > max_failure_rate:
+        return 1, lines + [f"checkeval: error: {s['error_share']:.0%} of the requests failed (more than --max-failure-rate {max_failure_rate:g})"]
+    return 0, lines
+
+# %% ../nbs/90_cli.ipynb #9f7880f2
+def cmd_evaluate(args) -> int:
+    "`checkeval evaluate`: check the names, confirm a paid judge, run, summarise."
+    check_name('method', args.method, method_names())
+    check_name('benchmark', args.benchmark, benchmark_names())
+    check_name('judge', args.judge, judge_names())
+    from checkeval.runs import evaluate, check_options
     opts = _parse_options(args.option)
+    check_options(opts, args.method)
+    confirm_paid(args, opts)
     info, _ = evaluate(args.method, args.benchmark, args.judge, limit=args.limit, dimensions=args.dimensions,
                        seed=args.seed, sample=args.sample, variant=args.variant, options=opts)
+    rc, lines = run_outcome(info.summary, args.max_failure_rate)
+    for l in lines: print(l, file=sys.stderr)
+    s = info.summary
     print(json.dumps({'run': str(info.path), 'items': info.n_items, 'answers': info.n_answers, 'failed': info.n_failed,
-                      'usage': info.usage}, default=str))
-    return 0
+                      'answered': s['answered'], 'parsed': s['parsed'], 'errors': s['errors'], 'error_reasons': s['error_reasons'],
+                      'usage': info.usage}, default=str, ensure_ascii=False))
+    return rc
 
 def cmd_reproduce(args) -> int:
+    "`checkeval reproduce`."
     from checkeval.reproduce import reproduce
     return reproduce(yes=args.yes, only=args.only, force=args.force) or 0
 
-# %% ../nbs/90_cli.ipynb #ad78914d
+# %% ../nbs/90_cli.ipynb #05e7b979
+def positive_int(s:str) -> int:
+    "argparse type: a positive integer."
+    try: v = int(s)
+    except ValueError: v = None
+    if v is None or v < 1: raise argparse.ArgumentTypeError(f'expected a positive integer, got {s!r}')
+    return v
+
+def failure_rate(s:str) -> float:
+    "argparse type: a share between 0 and 1."
+    try: v = float(s)
+    except ValueError: v = None
+    if v is None or not 0 <= v <= 1: raise argparse.ArgumentTypeError(f'expected a number between 0 and 1, got {s!r}')
+    return v
+
+class Parser(argparse.ArgumentParser):
+    "argparse with one-line errors: `checkeval: error: ...` and exit status 2."
+    def error(self, message):
+        self.exit(2, f"checkeval: error: {message} (see '{self.prog} --help')\n")
+
+def _version() -> str:
+    from importlib.metadata import version, PackageNotFoundError
+    try: return version('checkeval')
+    except PackageNotFoundError:
+        import checkeval
+        return getattr(checkeval, '__version__', 'unknown')
+
+# %% ../nbs/90_cli.ipynb #2597cab6
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog='checkeval', description='Checklist-based LLM-as-a-judge evaluation and meta-evaluation.')
-    sub = p.add_subparsers(dest='command', required=True)
+    "The `checkeval` command line."
+    p = Parser(prog='checkeval', description='Checklist-based LLM-as-a-judge evaluation and meta-evaluation.')
+    p.add_argument('--version', action='version', version=f'checkeval {_version()}')
+    sub = p.add_subparsers(dest='command', required=True, parser_class=Parser)
     d = sub.add_parser('data', help='the data catalog: list, check checksums, show items')
     d.add_argument('action', choices=['list', 'check', 'show'])
-    d.add_argument('name', nargs='?', help='benchmark name (for show)')
-    d.add_argument('-n', type=int, default=3, help='items to show')
+    d.add_argument('name', nargs='?', help=_LazyHelp('benchmark name (for show)', benchmark_names))
+    d.add_argument('-n', type=positive_int, default=3, help='items to show')
     d.add_argument('--format', choices=['text', 'json'], default='text')
+    d.add_argument('--wide', action='store_true', help='text: every column, nothing cut (default: fit the terminal)')
     d.add_argument('--quiet', action='store_true', help='no progress bar')
     d.set_defaults(fn=cmd_data)
-    e = sub.add_parser('evaluate', help='run a method with a judge on a benchmark; writes data/runs/...')
-    e.add_argument('--method', required=True)
-    e.add_argument('--benchmark', required=True)
-    e.add_argument('--judge', default='tiny')
-    e.add_argument('--limit', type=int, default=None)
+    e = sub.add_parser('evaluate', help='run a method with a judge on a benchmark; writes data/runs/...',
+                       description='Run a method with a judge on a benchmark. Exit status: 0 done; 1 no answer was obtained, '
+                                   'or more requests failed than --max-failure-rate; 2 a mistake in the command or its inputs.')
+    e.add_argument('--method', required=True, help=_LazyHelp('one of', method_names))
+    e.add_argument('--benchmark', required=True, help=_LazyHelp('one of', benchmark_names))
+    e.add_argument('--judge', default='tiny', help=_LazyHelp("default 'tiny'; one of", judge_names))
+    e.add_argument('--limit', type=positive_int, default=None, help='number of items (a positive integer; default: all)')
     e.add_argument('--dimensions', nargs='+', default=None)
     e.add_argument('--sample', choices=['groups', 'random', 'first'], default='groups')
     e.add_argument('--seed', type=int, default=0, help="seed of the item sample (a method's own seed: -o seed=N)")
     e.add_argument('--variant', default=None)
     e.add_argument('--option', '-o', action='append', metavar='KEY=VALUE', help='method option (repeatable)')
+    e.add_argument('--yes', action='store_true', help='do not ask before running a judge that has a price')
+    e.add_argument('--max-failure-rate', type=failure_rate, default=DEFAULT_MAX_FAILURE_RATE,
+                   help=f'exit 1 when a larger share of requests fails (default {DEFAULT_MAX_FAILURE_RATE:g}; replies that do not parse are not failures)')
     e.set_defaults(fn=cmd_evaluate)
     r = sub.add_parser('reproduce', help='the main job: rerun changed grid cells, rebuild tables and figures')
     r.add_argument('--yes', action='store_true', help='do not ask before runs that spend money')
-    r.add_argument('--only', nargs='+', default=None, help='only these steps')
+    r.add_argument('--only', nargs='+', default=None, metavar='STEP', help=_LazyHelp('only these steps', reproduce_steps))
     r.add_argument('--force', action='store_true', help='rerun even unchanged cells')
     r.set_defaults(fn=cmd_reproduce)
     return p
 
+# %% ../nbs/90_cli.ipynb #33684960
 def main(argv=None) -> int:
     "Entry point of the `checkeval` console script."
-    from checkeval.core import DataError
     args = build_parser().parse_args(argv)
-    try: return args.fn(args) or 0
+    try:
+        rc = args.fn(args) or 0
+        sys.stdout.flush()
+        return rc
     except KeyboardInterrupt: return 130
-    except (DataError, KeyError) as e:
-        # bad input or a missing dataset: one clear line, no traceback
-        print(f'checkeval: error: {e}', file=sys.stderr)
+    except BrokenPipeError:
+        try: os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError): pass
+        return 141   # 128 + SIGPIPE, as for a command killed by the closed pipe
+    except Exception as e:
+        if not is_user_error(e): raise
+        print(error_line(e), file=sys.stderr)
         return 2
 
 # %% ../nbs/90_cli.ipynb #12d79257

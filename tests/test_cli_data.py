@@ -16,7 +16,35 @@ def test_data_list_names_every_benchmark():
     assert r.returncode == 0, r.stderr
     for b in ('summeval', 'topical_chat', 'qags_cnndm', 'qags_xsum', 'hanna', 'legal_sts', 'sfres', 'sfhot', 'newsroom', 'ellipse', 'mt_bench'):
         assert b in r.stdout, b
-    assert 'https://raw.githubusercontent.com/' in r.stdout or 'sha256' in r.stdout
+    wide = run(['data', 'list', '--wide'])
+    assert wide.returncode == 0 and 'https://raw.githubusercontent.com/' in wide.stdout and 'sha256' in wide.stdout
+
+
+def test_data_list_fits_a_terminal():
+    r = run(['data', 'list'], env={'COLUMNS': '100'})
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0 and len(lines) > 100 and max(map(len, lines)) <= 100
+    assert '…' in r.stdout                                         # long paths are cut, not wrapped
+    r = run(['data', 'list'], env={'COLUMNS': ''})                  # not a terminal, no COLUMNS: 100
+    assert max(map(len, r.stdout.splitlines())) <= 100
+    wide = run(['data', 'list', '--wide'], env={'COLUMNS': '100'})
+    assert max(map(len, wide.stdout.splitlines())) > 200 and '…' not in wide.stdout.split('\n')[0]
+
+
+def test_data_list_survives_a_closed_pipe():
+    r = subprocess.run(' '.join(CLI) + ' data list | head -2', shell=True, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, 'HF_HUB_OFFLINE': '1'})
+    assert len(r.stdout.splitlines()) == 2
+    assert 'Traceback' not in r.stderr and 'BrokenPipeError' not in r.stderr, r.stderr
+    assert r.stderr == ''
+
+
+def test_data_list_json_does_not_escape_slashes():
+    r = run(['data', 'list', '--format', 'json'])
+    assert r.returncode == 0 and '\\/' not in r.stdout
+    import json
+    rows = json.loads(r.stdout)
+    assert rows[0]['path'].count('/') >= 1 and any((x['url'] or '').startswith('https://') for x in rows)
 
 
 def test_data_check_verifies_every_file(tmp_path):
