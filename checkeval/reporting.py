@@ -175,19 +175,20 @@ def merge_long_csv(rows:pd.DataFrame, kind:str='correlations', out_dir=None, kee
 PLUMBING_GROUPS = ('test',)
 
 def run_metas(root=None, benchmark:str|None=None, method:str|None=None) -> pd.DataFrame:
-    "One row per saved run under `root` (default `data/runs`): benchmark, method, judge, variant, group, path, provenance."
+    "One row per saved run under `root` (default `data/runs`): benchmark, method, judge, variant (and run key), group, path, provenance."
     from checkeval.runs import runs_root
     root = Path(root or runs_root())
     rows = []
     for p in sorted(root.glob('*/*/*/*/meta.json')):
-        b, m, j, v = p.parts[-5:-1]
+        b, m, j, folder = p.parts[-5:-1]
+        v, _, key = folder.partition('--')      # `<variant>--<run key>`: runs keyed by what determines their answers
         if (benchmark and b != benchmark) or (method and m != method): continue
         meta = json.loads(p.read_text())
-        rows.append(dict(benchmark=b, method=m, judge=j, variant=v, group=(meta.get('judge') or {}).get('group'),
+        rows.append(dict(benchmark=b, method=m, judge=j, variant=v, run_key=key or None, group=(meta.get('judge') or {}).get('group'),
                          n_items=len((meta.get('config') or {}).get('item_ids') or []), n_answers=meta.get('n_answers'),
                          parse_failure_rate=meta.get('parse_failure_rate'), path=str(p.parent),
                          git=(meta.get('git') or {}).get('commit'), config_hash=meta.get('config_hash'), time=meta.get('time')))
-    return pd.DataFrame(rows, columns=['benchmark', 'method', 'judge', 'variant', 'group', 'n_items', 'n_answers',
+    return pd.DataFrame(rows, columns=['benchmark', 'method', 'judge', 'variant', 'run_key', 'group', 'n_items', 'n_answers',
                                        'parse_failure_rate', 'path', 'git', 'config_hash', 'time'])
 
 def judges_note(judges, groups:dict|None=None) -> str:

@@ -16,8 +16,8 @@ from typing import Callable, Sequence
 # %% auto #0
 __all__ = ['CORE_SOURCES', 'STEPS', 'EXTRA_STEPS', 'repo_root', 'Cell', 'GridError', 'GridBlock', 'GridFile', 'grid_path',
            'expand_block', 'read_grid_file', 'load_grid', 'files_hash', 'module_file', 'cell_code_files',
-           'benchmark_checksum', 'judge_entry', 'cell_inputs', 'input_key', 'state_dir', 'stamp_path', 'cell_outputs',
-           'output_checksums', 'cell_status', 'write_stamp', 'is_paid', 'estimate_cell', 'kernel_name',
+           'benchmark_checksum', 'judge_entry', 'cell_inputs', 'input_key', 'state_dir', 'stamp_path', 'cell_run_dirs',
+           'cell_outputs', 'output_checksums', 'cell_status', 'write_stamp', 'is_paid', 'estimate_cell', 'kernel_name',
            'kernel_manager_class', 'ensure_parameters_tag', 'missing_method', 'grid_problems', 'check_grid',
            'executed_path', 'run_cell', 'plan_grid', 'print_plan', 'run_grid', 'paper_notebooks', 'runs_fingerprint',
            'paper_inputs', 'merge_paper_rows', 'run_papers', 'paper_items_path', 'load_paper_items',
@@ -253,10 +253,17 @@ def _slug(s:str) -> str:
 
 def stamp_path(cell:Cell) -> Path: return state_dir()/f'{_slug(cell.id)}.json'
 
-def cell_outputs(cell:Cell) -> list[Path]:
-    "The run directories a cell writes (method runs; other notebooks' outputs are listed in their stamp)."
+def cell_run_dirs(cell:Cell) -> dict[str, int]:
+    "The run directories of a method cell, `<variant>` or `<variant>--<run key>` under its benchmark/method/judge, with their `meta.json` times."
+    if not cell.is_method_run: return {}
     from checkeval.runs import run_dir
-    return [run_dir(cell.benchmark, cell.method, cell.judge, cell.run_variant)] if cell.is_method_run else []
+    base = run_dir(cell.benchmark, cell.method, cell.judge, cell.run_variant)
+    cands = [base, *sorted(base.parent.glob(base.name + '--*'))] if base.parent.exists() else []
+    return {str(p): (p/'meta.json').stat().st_mtime_ns for p in cands if (p/'meta.json').exists()}
+
+def cell_outputs(cell:Cell) -> list[Path]:
+    "The run directories there are for a method cell (other notebooks' outputs are listed in their stamp)."
+    return [Path(p) for p in cell_run_dirs(cell)]
 
 def output_checksums(paths:Sequence) -> dict[str, str]:
     "SHA-256 (16 hex) of each output: every file of a run directory (hidden and `.tmp` files aside), or `<missing>` when it holds no `meta.json`."
@@ -277,7 +284,8 @@ def cell_status(cell:Cell, inputs:dict|None=None) -> tuple[str, str]:
     st = json.loads(sp.read_text())
     changed = [k for k, v in inputs.items() if st.get('inputs', {}).get(k) != v]
     if changed: return 'stale', f"changed: {', '.join(changed)}"
-    outs = list(dict.fromkeys([*map(str, cell_outputs(cell)), *st.get('outputs', [])]))
+    outs = st.get('outputs') or []
+    if not outs: return 'stale', 'output missing: the stamp records none'
     now = output_checksums(outs)
     missing = [p for p, h in now.items() if h == '<missing>']
     if missing: return 'stale', f'output missing: {missing[0]}'
@@ -289,7 +297,7 @@ def cell_status(cell:Cell, inputs:dict|None=None) -> tuple[str, str]:
 def write_stamp(cell:Cell, inputs:dict, outputs:Sequence=(), **extra):
     "Record a finished cell: its inputs' hashes and its outputs' checksums (under `data/runs/.reproduce/`)."
     sp = stamp_path(cell); sp.parent.mkdir(parents=True, exist_ok=True)
-    outs = list(dict.fromkeys(map(str, [*cell_outputs(cell), *outputs])))
+    outs = list(dict.fromkeys(map(str, outputs)))
     rec = dict(cell=cell.id, block=cell.block, inputs=inputs, key=input_key(inputs), outputs=outs,
                output_checksums=output_checksums(outs), time=time.strftime('%Y-%m-%dT%H:%M:%S%z'), **extra)
     tmp = sp.with_suffix('.tmp'); tmp.write_text(json.dumps(rec, indent=1, default=str)); tmp.replace(sp)
@@ -425,7 +433,7 @@ def run_cell(cell:Cell, kernel:str|None=None, timeout:int|None=None) -> dict:
     nb = nbformat.read(root/cell.notebook, as_version=4)
     ensure_parameters_tag(nb)
     out = executed_path(cell); out.parent.mkdir(parents=True, exist_ok=True)
-    before = {str(p.parent): p.stat().st_mtime_ns for p in runs_root().glob('*/*/*/*/meta.json')} if not cell.is_method_run else {}
+    before = cell_run_dirs(cell) if cell.is_method_run else {str(p.parent): p.stat().st_mtime_ns for p in runs_root().glob('*/*/*/*/meta.json')}
     try:
         pm.execute_notebook(nb, str(out), parameters=cell.parameters(), kernel_name=kernel or kernel_name(), language='python',
                             kernel_manager_class=kernel_manager_class(),
@@ -433,9 +441,14 @@ def run_cell(cell:Cell, kernel:str|None=None, timeout:int|None=None) -> dict:
     except Exception as e:
         err = f'{type(e).__name__}: {getattr(e, "ename", "")} {getattr(e, "evalue", e)}'.strip()
         return {**res, 'status': 'failed', 'error': err[:2000], 'notebook': str(out), 'seconds': round(time.time()-t0, 1)}
-    outputs = cell_outputs(cell) or _new_run_dirs(before)
-    missing = [str(p) for p in cell_outputs(cell) if not (Path(p)/'meta.json').exists()]
-    if missing: return {**res, 'status': 'failed', 'error': f'the notebook ran but wrote no run at {missing[0]}', 'seconds': round(time.time()-t0, 1)}
+    if cell.is_method_run:
+        after = cell_run_dirs(cell)
+        outputs = [p for p, m in after.items() if before.get(p) != m] or (list(after) if len(after) == 1 else [])
+        if not outputs:
+            from checkeval.runs import run_dir
+            where = run_dir(cell.benchmark, cell.method, cell.judge, cell.run_variant)
+            return {**res, 'status': 'failed', 'error': f'the notebook ran but wrote no run at {where}[--<run key>]', 'seconds': round(time.time()-t0, 1)}
+    else: outputs = _new_run_dirs(before)
     write_stamp(cell, inputs, outputs, notebook=str(out), seconds=round(time.time()-t0, 1))
     return {**res, 'status': 'ok', 'notebook': str(out), 'seconds': round(time.time()-t0, 1)}
 

@@ -30,12 +30,18 @@ GRID = {'defaults': {'notebook': 'nbs/experiments/run_method.ipynb'},
                     'judges': ['tiny'], 'limit': 2, 'dimensions': ['coherence']}]}
 
 
+def _latest_run(folder):
+    "The newest run under `folder` named `default` or `default--<run key>` (runs may be keyed by what determines them)."
+    runs = [p for p in folder.glob('default*') if (p/'meta.json').exists()]
+    return max(runs, key=lambda p: (p/'meta.json').stat().st_mtime_ns)
+
+
 def test_cold_warm_and_changed_cell(tmp_path):
     env = _env(tmp_path, GRID)
     r, cold = _reproduce(env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert '2 ran, 0 unchanged, 0 failed' in r.stdout
-    run = tmp_path/'runs'/'summeval'/'checkeval'/'tiny'/'default'
+    run = _latest_run(tmp_path/'runs'/'summeval'/'checkeval'/'tiny')
     meta = json.loads((run/'meta.json').read_text())
     assert meta['n_answers'] > 0 and meta['judge']['name'] == 'tiny'
     for k in ('git', 'config_hash', 'packages', 'data', 'time'): assert k in meta     # provenance
@@ -52,7 +58,12 @@ def test_cold_warm_and_changed_cell(tmp_path):
     assert 'changed: config' in r.stdout, r.stdout
     r, _ = _reproduce(env)
     assert r.returncode == 0 and '1 ran, 1 unchanged' in r.stdout, r.stdout[-2000:]
+    run = _latest_run(tmp_path/'runs'/'summeval'/'checkeval'/'tiny')
     assert len(json.loads((run/'meta.json').read_text())['config']['item_ids']) == 3
+    # a file of the cell's run changed by someone else (not meta.json): the cell is no longer unchanged
+    with open(run/'answers.jsonl', 'a') as f: f.write('\n')
+    r, _ = _reproduce(env, '--only', 'plan')
+    assert 'output changed' in r.stdout, r.stdout
 
 
 def test_missing_method_fails_loudly(tmp_path):
