@@ -170,7 +170,6 @@ OPTION_TYPES: dict[str, tuple[Callable, str]] = {
     'seed': (lambda v: v is None or _is_int(v), 'an integer'),
     'sample_seed': (lambda v: v is None or _is_int(v), 'an integer'),
     'sample_frac': (lambda v: v is None or (_is_num(v) and 0 < v <= 1), 'a number in (0, 1]'),
-    'threshold': (lambda v: v is None or _is_num(v), 'a number'),
     'logprobs': (lambda v: v is None or isinstance(v, bool), 'true or false'),
     'filter': (lambda v: isinstance(v, bool), 'true or false'),
 }
