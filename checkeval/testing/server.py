@@ -1,4 +1,4 @@
-"""`python -m checkeval.testing.server`: answers `/v1/chat/completions` (with logprobs) from the tiny model, a script of canned replies or a hash of the request, with injected faults, a concurrency cap and request counters.
+"""`python -m checkeval.testing.server`: answers `/v1/chat/completions` (with logprobs) from a built-in judge's model (`smollm2`, `tiny`), a script of canned replies or a hash of the request, with injected faults, a concurrency cap and request counters.
 
 Docs: https://checkeval.github.io/checkeval/testing_server.html.md"""
 
@@ -6,365 +6,437 @@ Docs: https://checkeval.github.io/checkeval/testing_server.html.md"""
 
 # %% ../../nbs/05a_testing_server.ipynb #58a6f0d8
 from __future__ import annotations
-import argparse, asyncio, contextlib, email.parser, email.policy, hashlib, json, math, random, socket, sys, threading, time, uuid
+import argparse, asyncio, contextlib, hashlib, json, math, random, socket, threading, time, uuid
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from fastcore.basics import patch
+from aiohttp import web
 
 # %% auto #0
-__all__ = ['hash_reply', 'ChatServer', 'main']
+__all__ = ['hash_reply', 'chat_completion', 'token_logprob', 'judge_logprobs', 'ChatServer', 'main']
 
 # %% ../../nbs/05a_testing_server.ipynb #39c73e50
 def _words_of(text): return [w for w in text.replace('\n', ' ').split(' ') if w]
 
+def _choices_of(body:dict) -> list|None:
+    "The allowed replies a request names through vLLM's `guided_choice` or `structured_outputs`."
+    return body.get('guided_choice') or (body.get('structured_outputs') or {}).get('choice')
+
 def hash_reply(body:dict) -> str:
     "Deterministic reply of the `hash` responder: one of the allowed choices, or a yes/no sentence."
     h = hashlib.sha256(json.dumps(body.get('messages'), sort_keys=True).encode()).digest()
-    choices = body.get('guided_choice') or (body.get('structured_outputs') or {}).get('choice')
+    choices = _choices_of(body)
     if choices: return choices[h[0] % len(choices)]
     rf = body.get('response_format') or {}
     if rf.get('type') in ('json_schema', 'json_object'): return json.dumps({'answer': 'yes' if h[0] % 2 else 'no', 'score': h[1] % 5 + 1})
     return ('yes' if h[0] % 2 else 'no') + f' {h[1] % 5 + 1}'
 
 # %% ../../nbs/05a_testing_server.ipynb #2510d2ce
-_REASONS = {200: 'OK', 400: 'Bad Request', 404: 'Not Found', 413: 'Payload Too Large', 429: 'Too Many Requests',
-            500: 'Internal Server Error'}
+def chat_completion(text:str, model:str, prompt_tokens:int, completion_tokens:int, finish_reason:str='stop',
+                    logprobs:list|None=None) -> dict:
+    "A `chat.completion` object with one choice."
+    return {'id': f'chatcmpl-{uuid.uuid4().hex[:12]}', 'object': 'chat.completion', 'created': int(time.time()), 'model': model,
+            'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': text},
+                         'logprobs': {'content': logprobs} if logprobs is not None else None, 'finish_reason': finish_reason}],
+            'usage': {'prompt_tokens': prompt_tokens, 'completion_tokens': completion_tokens,
+                      'total_tokens': prompt_tokens + completion_tokens}}
 
-class _Request:
-    "One parsed HTTP/1.1 request."
-    __slots__ = ('method', 'path', 'headers', 'body', 'keep_alive')
-    def __init__(self, method, path, headers, body, keep_alive):
-        self.method, self.path, self.headers, self.body, self.keep_alive = method, path, headers, body, keep_alive
+def token_logprob(token:str, logprob:float, top:list[tuple[str, float]]) -> dict:
+    "One entry of `logprobs.content`: the generated token and its alternatives, as the API spells them."
+    return dict(token=token, logprob=logprob, bytes=list(token.encode()),
+                top_logprobs=[dict(token=t, logprob=lp, bytes=list(t.encode())) for t, lp in top])
 
-async def _read_request(reader:asyncio.StreamReader) -> _Request|None:
-    "Read one request (None when the client closed the connection between requests)."
-    try: head = await reader.readuntil(b'\r\n\r\n')
-    except asyncio.IncompleteReadError: return None
-    lines = head.decode('latin-1').split('\r\n')
-    method, path, version = lines[0].split(' ', 2)
-    headers = {}
-    for l in lines[1:]:
-        if l: k, _, v = l.partition(':'); headers[k.strip().lower()] = v.strip()
-    if headers.get('transfer-encoding', '').lower() == 'chunked':
-        parts = []
-        while True:
-            n = int((await reader.readuntil(b'\r\n')).split(b';')[0], 16)
-            if n == 0:
-                while (await reader.readuntil(b'\r\n')) != b'\r\n': pass   # trailers
-                break
-            parts.append(await reader.readexactly(n)); await reader.readexactly(2)
-        body = b''.join(parts)
-    else:
-        n = int(headers.get('content-length') or 0)
-        body = await reader.readexactly(n) if n else b''
-    conn = headers.get('connection', '').lower()
-    keep = conn != 'close' if version == 'HTTP/1.1' else conn == 'keep-alive'
-    return _Request(method, path, headers, body, keep)
+# %% ../../nbs/05a_testing_server.ipynb #ae93b818
+def judge_logprobs(judge, text:str, top_logprobs:list[dict], choices:list|None=None, greedy:bool=True) -> list[dict]:
+    "`logprobs.content` for a judge's answer `text` with its per-token `top_logprobs` (tokenizer spellings)."
+    tok = getattr(judge, 'tokenizer', None)
+    spell = (lambda t: tok.convert_tokens_to_string([t])) if tok is not None else (lambda t: t)
+    if choices:
+        try: chosen = tok.convert_ids_to_tokens(judge._choice_ids([text]))
+        except Exception: chosen = [text]
+    elif greedy or tok is None: chosen = [max(d, key=d.get) for d in top_logprobs]
+    else: chosen = tok.convert_ids_to_tokens(tok(text, add_special_tokens=False)['input_ids'])
+    out = []
+    for i, d in enumerate(top_logprobs):
+        items = sorted(d.items(), key=lambda x: -x[1])
+        if choices: items = sorted(items, key=lambda x: spell(x[0]) not in choices)   # stable: allowed tokens first
+        c = chosen[i] if i < len(chosen) and chosen[i] in d else items[0][0]
+        out.append(token_logprob(spell(c), d[c], [(spell(t), lp) for t, lp in items]))
+    return out
 
-def _response(code:int, obj=None, raw:bytes|None=None, headers=None, ctype='application/json', close=False) -> bytes:
-    "Status line, headers and body as one buffer (one write, one packet for small replies)."
-    data = raw if raw is not None else json.dumps(obj).encode()
-    h = [f'HTTP/1.1 {code} {_REASONS.get(code, "Status")}', f'Content-Type: {ctype}', f'Content-Length: {len(data)}']
-    h += [f'{k}: {v}' for k, v in (headers or {}).items()]
-    if close: h.append('Connection: close')
-    return ('\r\n'.join(h) + '\r\n\r\n').encode('latin-1') + data
-
-def _error(code, message, kind): return {'error': {'message': message, 'type': kind}}
+# %% ../../nbs/05a_testing_server.ipynb #1843df48
+_MODES = ('hash', 'script', 'judge', 'tiny')
 
 class ChatServer:
-    "A local OpenAI-compatible chat server with scripted or tiny-model replies, faults and counters."
-    def __init__(self, port:int=0, host:str='127.0.0.1', mode:str='hash', script=None, latency_ms:float=0., max_concurrency:int|None=None,
+    "A local OpenAI-compatible chat server with hashed, scripted or model replies, faults and counters."
+    def __init__(self, port:int=0, host:str='127.0.0.1',
+                 mode:str='hash',                # hash | script | judge | tiny (= judge 'tiny')
+                 script=None,                    # JSONL of canned replies (mode 'script')
+                 latency_ms:float=0., max_concurrency:int|None=None,
                  fault_rate:float=0., faults=('429', '500', 'slow', 'malformed', 'drop'), retry_after_s:float=0.05, slow_s:float=2.,
-                 seed:int=0, model:str='local', idempotent:bool=False):
-        assert mode in ('hash', 'tiny', 'script'), mode
-        self.idempotent = idempotent
-        self.mode, self.latency_s, self.fault_rate, self.faults = mode, latency_ms/1000, fault_rate, list(faults)
-        self.retry_after_s, self.slow_s, self.model = retry_after_s, slow_s, model
+                 seed:int=0,
+                 model:str='local',              # the model name in replies to requests that name none
+                 idempotent:bool=False,
+                 judge=None,                     # a judge's name for `get_judge`, or a `Judge`, whose model answers (mode 'judge')
+                 ssl_context=None):              # serve HTTPS with this `ssl.SSLContext` (tests of TLS clients)
+        if mode not in _MODES: raise ValueError(f'unknown mode {mode!r} ({", ".join(_MODES)})')
+        if mode == 'tiny': mode, judge = 'judge', judge or 'tiny'
+        if judge is not None and mode == 'hash': mode = 'judge'
+        if mode == 'judge' and not judge: raise ValueError("mode 'judge' needs the name of a judge")
+        self.mode, self.idempotent, self.ssl_context = mode, idempotent, ssl_context
+        self.judge_name = judge if judge is None or isinstance(judge, str) else judge.name
+        self.latency_s, self.fault_rate, self.faults = latency_ms/1000, fault_rate, list(faults)
+        self.retry_after_s, self.slow_s, self.model, self.max_concurrency = retry_after_s, slow_s, model, max_concurrency
         self.rng, self.lock = random.Random(seed), threading.Lock()
-        self.max_concurrency = max_concurrency
         self.script = [json.loads(l) for l in Path(script).read_text().splitlines() if l.strip()] if script else []
-        self._script_i = 0
-        self._tiny = None
+        self._script_i, self._judge_lock, self._pool = 0, threading.Lock(), None
+        self._judge = None if judge is None or isinstance(judge, str) else judge
         self.files, self.batches = {}, {}
         self.reset()
-        # bound now, so that the port is known before serving starts (port 0: a free one)
         self.sock = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind((host, port)); self.sock.listen(4096)
         self.host, self.port = host, self.sock.getsockname()[1]
-        self.thread = self.loop = self._server = self._sem = self._start_error = None
-        self._writers, self._tiny_lock = set(), threading.Lock()
+        self.thread = self.loop = self._stopping = self._start_error = None
 
     @property
-    def url(self) -> str: return f'http://{self.host}:{self.port}/v1'
+    def url(self) -> str: return f"{'https' if self.ssl_context else 'http'}://{self.host}:{self.port}/v1"
 
     def reset(self):
+        "Clear the counters."
         with self.lock:
             self.by_key, self.fault_counts = Counter(), Counter()
             self.received = self.answered = self.abandoned = self.in_flight = self.max_in_flight = self.connections = 0
             self.replayed, self.delivered, self.replayed_by_key = 0, {}, Counter()
 
     def stats(self) -> dict:
+        "The counters, as `GET /stats` returns them."
         with self.lock:
-            return dict(received=self.received, answered=self.answered, replayed=self.replayed, abandoned=self.abandoned, faults=dict(self.fault_counts),
-                        max_in_flight=self.max_in_flight, max_concurrency=self.max_concurrency, connections=self.connections,
-                        unique_keys=len(self.by_key),
+            return dict(received=self.received, answered=self.answered, replayed=self.replayed, abandoned=self.abandoned,
+                        faults=dict(self.fault_counts), max_in_flight=self.max_in_flight, max_concurrency=self.max_concurrency,
+                        connections=self.connections, unique_keys=len(self.by_key),
                         by_key=dict(self.by_key), replayed_by_key=dict(self.replayed_by_key))
 
-    # --- replies ---
-    def _tiny_judge(self):
-        with self._tiny_lock:
-            if self._tiny is None:
-                from checkeval.judges import get_judge
-                self._tiny = get_judge('tiny', cache=False, progress=False)
-        return self._tiny
+# %% ../../nbs/05a_testing_server.ipynb #49be0766
+@patch
+def _script_reply(self:ChatServer, body):
+    last = str(body['messages'][-1].get('content', ''))
+    for line in self.script:
+        if line.get('match') and line['match'] in last: return line['reply']
+    free = [l for l in self.script if not l.get('match')]
+    if not free: raise LookupError('no scripted reply matches this request')
+    with self.lock: i = self._script_i; self._script_i += 1
+    return free[i % len(free)]['reply']
 
-    def reply(self, body:dict) -> dict:
-        "The completion object for a chat request body."
-        lp_wanted, k = bool(body.get('logprobs')), int(body.get('top_logprobs') or 0)
-        choices = body.get('guided_choice') or (body.get('structured_outputs') or {}).get('choice')
-        if self.mode == 'tiny':
-            from checkeval.judges import JudgeRequest, Constraint
-            req = JudgeRequest(messages=body['messages'], max_tokens=body.get('max_tokens') or body.get('max_completion_tokens') or 16,
-                               temperature=body.get('temperature') or 0., seed=body.get('seed'), stop=body.get('stop'),
-                               logprobs=lp_wanted, top_logprobs=k or None,
-                               constraint=Constraint(choices=choices) if choices else None)
-            r = self._tiny_judge()._call_batch([req])[0]
-            if r.error: raise RuntimeError(r.error)
-            text, pt, ct, fin = r.text, r.prompt_tokens, r.completion_tokens, r.finish_reason
-            lps = None
-            if lp_wanted and r.top_logprobs:
-                toks = [text] if choices else (_words_of(text) or [''])
-                lps = []
-                for t, d in zip(toks, r.top_logprobs):
-                    items = sorted(d.items(), key=lambda x: -x[1])
-                    if choices:   # as under guided decoding: the allowed tokens come first
-                        items = sorted([x for x in items if x[0] in choices], key=lambda x: -x[1]) + [x for x in items if x[0] not in choices]
-                    n = max(k, len(choices) if choices else 1)
-                    lps.append(dict(token=t, logprob=d.get(t, items[0][1]), bytes=None,
-                                    top_logprobs=[dict(token=a, logprob=b, bytes=None) for a, b in items[:n]]))
-        else:
-            if self.mode == 'script': text = self._script_reply(body)
-            else: text = hash_reply(body)
-            toks = _words_of(text) or ['']
-            pt = sum(len(_words_of(str(m.get('content', '')))) + 4 for m in body['messages'])
-            ct, fin, lps = len(toks), 'stop', None
-            if lp_wanted:
-                h = hashlib.sha256(text.encode()).digest()
-                p = 0.5 + (h[0] % 49)/100                                   # a deterministic confidence in (0.5, 0.99)
-                alt = {'yes': 'no', 'no': 'yes', 'Yes': 'No', 'No': 'Yes'}
-                lps = [dict(token=t, logprob=math.log(p), bytes=None,
-                            top_logprobs=[dict(token=t, logprob=math.log(p), bytes=None),
-                                          dict(token=alt.get(t, '<other>'), logprob=math.log(1 - p), bytes=None)][:max(k, 1)])
-                       for t in toks]
-        return {'id': f'chatcmpl-{uuid.uuid4().hex[:12]}', 'object': 'chat.completion', 'created': int(time.time()), 'model': body.get('model', self.model),
-                'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': text},
-                             'logprobs': {'content': lps} if lps is not None else None, 'finish_reason': fin}],
-                'usage': {'prompt_tokens': pt, 'completion_tokens': ct, 'total_tokens': pt + ct}}
+@patch
+def reply(self:ChatServer, body:dict) -> dict:
+    "The completion object for a chat request body."
+    if self.mode == 'judge': return self.judge_reply(body)
+    lp_wanted, k = bool(body.get('logprobs')), int(body.get('top_logprobs') or 0)
+    text = self._script_reply(body) if self.mode == 'script' else hash_reply(body)
+    toks = _words_of(text) or ['']
+    pt = sum(len(_words_of(str(m.get('content', '')))) + 4 for m in body['messages'])
+    lps = None
+    if lp_wanted:
+        p = 0.5 + (hashlib.sha256(text.encode()).digest()[0] % 49)/100          # a deterministic confidence in (0.5, 0.99)
+        alt = {'yes': 'no', 'no': 'yes', 'Yes': 'No', 'No': 'Yes'}
+        lps = [token_logprob(t, math.log(p), [(t, math.log(p)), (alt.get(t, '<other>'), math.log(1 - p))][:max(k, 1)]) for t in toks]
+    return chat_completion(text, body.get('model', self.model), pt, len(toks), 'stop', lps)
 
-    def _script_reply(self, body):
-        last = str(body['messages'][-1].get('content', ''))
-        for line in self.script:
-            if line.get('match') and line['match'] in last: return line['reply']
-        free = [l for l in self.script if not l.get('match')]
-        if not free: raise LookupError('no scripted reply matches this request')
-        with self.lock: i = self._script_i; self._script_i += 1
-        return free[i % len(free)]['reply']
+# %% ../../nbs/05a_testing_server.ipynb #089f9c65
+@patch
+def judge_model(self:ChatServer):
+    "The judge whose model answers (loaded on first use)."
+    with self._judge_lock:
+        if self._judge is None:
+            from checkeval.judges import get_judge
+            self._judge = get_judge(self.judge_name, cache=False, progress=False)
+    return self._judge
 
-    def _pick_fault(self):
-        with self.lock:
-            if self.fault_rate <= 0 or self.rng.random() >= self.fault_rate: return None
-            return self.rng.choice(self.faults)
+@patch
+def judge_reply(self:ChatServer, body:dict) -> dict:
+    "The completion object from the judge's model for a chat request body."
+    from checkeval.judges import JudgeRequest, Constraint
+    choices, k = _choices_of(body), int(body.get('top_logprobs') or 0)
+    stop = body.get('stop')
+    req = JudgeRequest(messages=body['messages'], max_tokens=body.get('max_tokens') or body.get('max_completion_tokens') or 16,
+                       temperature=body.get('temperature') or 0., top_p=body.get('top_p'), seed=body.get('seed'),
+                       stop=[stop] if isinstance(stop, str) else stop, logprobs=bool(body.get('logprobs')), top_logprobs=k or None,
+                       constraint=Constraint(choices=list(choices)) if choices else None)
+    j = self.judge_model()
+    r = j._call_batch([req])[0]
+    if r.error: raise RuntimeError(r.error)
+    lps = judge_logprobs(j, r.text, r.top_logprobs, choices, req.temperature <= 0) if req.logprobs and r.top_logprobs else None
+    return chat_completion(r.text, body.get('model', self.model), r.prompt_tokens or 0, r.completion_tokens or 0, r.finish_reason or 'stop', lps)
 
-    # --- HTTP ---
-    async def _connection(self, reader, writer):
-        "Serve one keep-alive connection until the client closes it."
-        self._writers.add(writer)
+# %% ../../nbs/05a_testing_server.ipynb #256f4c4b
+def _error(code:int, message:str, kind:str) -> web.Response:
+    return web.json_response({'error': {'message': message, 'type': kind}}, status=code)
+
+def _is_chat(request) -> bool: return request.match_info.route.name == 'chat'
+
+class _Chat:
+    "What the middlewares learn about a chat request: its body, its key and whether the client named that key."
+    __slots__ = ('body', 'key', 'explicit')
+    def __init__(self, body, key, explicit): self.body, self.key, self.explicit = body, key, explicit
+
+_CHAT = web.RequestKey('checkeval_chat', _Chat) if hasattr(web, 'RequestKey') else 'checkeval_chat'
+
+@patch
+def _pick_fault(self:ChatServer):
+    with self.lock:
+        if self.fault_rate <= 0 or self.rng.random() >= self.fault_rate: return None
+        f = self.rng.choice(self.faults); self.fault_counts[f] += 1
+        return f
+
+@patch
+def _connection_made(self:ChatServer, orig):
+    "Wrap the aiohttp server's `connection_made` to count the connections accepted."
+    def made(handler, transport):
         with self.lock: self.connections += 1
-        try:
-            while True:
-                try: req = await _read_request(reader)
-                except (ValueError, asyncio.LimitOverrunError):
-                    writer.write(_response(400, _error(400, 'malformed HTTP request', 'invalid_request_error'), close=True)); break
-                if req is None: break
-                out = await self._route(req, reader, writer)
-                if out is None or writer.is_closing(): break          # dropped on purpose, or the client is gone
-                writer.write(out)
-                if len(out) > 2**16: await writer.drain()            # large replies (stats, batch files): wait for the socket
-                if not req.keep_alive: break
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError): pass
-        finally:
-            self._writers.discard(writer)
-            with contextlib.suppress(Exception): writer.close()
+        return orig(handler, transport)
+    return made
 
-    async def _route(self, req, reader, writer) -> bytes|None:
-        path = req.path.rstrip('/')
-        if req.method == 'GET':
-            if path == '/stats': return _response(200, self.stats())
-            if path == '/v1/models': return _response(200, {'object': 'list', 'data': [{'id': self.model, 'object': 'model'}]})
-            if path.startswith('/v1/batches/'): return self._batch_get(path.rsplit('/', 1)[1])
-            if path.startswith('/v1/files/') and path.endswith('/content'):
-                fid = path.split('/')[3]
-                if fid in self.files: return _response(200, raw=self.files[fid]['data'], ctype='application/octet-stream')
-        elif req.method == 'POST':
-            if path == '/stats/reset': self.reset(); return _response(200, {'ok': True})
-            if path == '/v1/files': return self._file_upload(req)
-            if path == '/v1/batches': return self._batch_create(json.loads(req.body))
-            if path == '/v1/chat/completions': return await self._chat(req, reader, writer)
-        return _response(404, _error(404, f'no route {req.path}', 'not_found'))
+# %% ../../nbs/05a_testing_server.ipynb #ae67f38f
+@patch
+@web.middleware
+async def _count(self:ChatServer, request, handler):
+    "Read the body and its key (`Idempotency-Key`, `X-Checkeval-Key`, else a hash of the body); count the request."
+    if not _is_chat(request): return await handler(request)
+    body = await request.read()
+    explicit = request.headers.get('idempotency-key') or request.headers.get('x-checkeval-key')
+    request[_CHAT] = _Chat(body, explicit or hashlib.sha256(body).hexdigest(), bool(explicit))
+    with self.lock: self.received += 1
+    return await handler(request)
 
-    async def _chat(self, req, reader, writer) -> bytes|None:
-        try: body = json.loads(req.body)
-        except json.JSONDecodeError: return _response(400, _error(400, 'request body is not JSON', 'invalid_request_error'))
-        explicit = req.headers.get('idempotency-key') or req.headers.get('x-checkeval-key')
-        key = explicit or hashlib.sha256(req.body).hexdigest()
-        with self.lock:
-            self.received += 1
-            done = self.delivered.get(key) if (explicit and self.idempotent) else None
-            if done is not None: self.replayed += 1; self.replayed_by_key[key] += 1
-        if done is not None: return _response(200, done, headers={'Idempotent-Replayed': 'true'})   # answered before: the same answer again
-        if self._sem is not None: await self._sem.acquire()
+@patch
+@web.middleware
+async def _replay(self:ChatServer, request, handler):
+    "With `idempotent`: the answer already delivered for a repeated explicit key, again."
+    if not (_is_chat(request) and self.idempotent and request[_CHAT].explicit): return await handler(request)
+    key = request[_CHAT].key
+    with self.lock:
+        done = self.delivered.get(key)
+        if done is not None: self.replayed += 1; self.replayed_by_key[key] += 1
+    if done is None: return await handler(request)
+    return web.json_response(done, headers={'Idempotent-Replayed': 'true'})
+
+@patch
+@web.middleware
+async def _cap(self:ChatServer, request, handler):
+    "At most `max_concurrency` chat requests served at once; the rest wait in arrival order."
+    if not _is_chat(request): return await handler(request)
+    async with (self._sem or contextlib.nullcontext()):
         with self.lock: self.in_flight += 1; self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try: return await self._complete(body, key, reader, writer)
+        try: return await handler(request)
         finally:
             with self.lock: self.in_flight -= 1
-            if self._sem is not None: self._sem.release()
 
-    async def _complete(self, body, key, reader, writer) -> bytes|None:
-        fault = self._pick_fault()
-        if fault:
-            with self.lock: self.fault_counts[fault] += 1
-        if self.latency_s: await asyncio.sleep(self.latency_s)
-        if fault == '429':
-            return _response(429, _error(429, 'rate limited (injected)', 'rate_limit_error'),
-                             headers={'Retry-After': str(max(1, math.ceil(self.retry_after_s))), 'retry-after-ms': str(int(self.retry_after_s*1000))})
-        if fault == '500': return _response(500, _error(500, 'internal error (injected)', 'server_error'))
-        if fault == 'malformed': return _response(200, raw=b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "mess')
-        if fault == 'drop':
-            writer.transport.abort()          # the connection dies without a reply
-            return None
-        if fault == 'slow': await asyncio.sleep(self.slow_s)
-        try:   # the tiny model computes in a worker thread, so that other connections keep being served
-            out = await asyncio.get_running_loop().run_in_executor(None, self.reply, body) if self.mode == 'tiny' else self.reply(body)
-        except LookupError as e: return _response(400, _error(400, str(e), 'invalid_request_error'))
-        except Exception as e: return _response(500, _error(500, f'{type(e).__name__}: {e}', 'server_error'))
-        if reader.at_eof() or writer.is_closing():     # the client hung up (timeout, killed): nothing can be delivered
-            with self.lock: self.abandoned += 1
-            writer.transport.abort()
-            return None
-        with self.lock:
-            self.answered += 1; self.by_key[key] += 1
-            if self.idempotent: self.delivered[key] = out
-        return _response(200, out)
+@patch
+@web.middleware
+async def _fault(self:ChatServer, request, handler):
+    "The latency, then with probability `fault_rate` one of `faults` instead of (or before) the answer."
+    if not _is_chat(request): return await handler(request)
+    fault = self._pick_fault()
+    if self.latency_s: await asyncio.sleep(self.latency_s)
+    if fault == '429':
+        return web.json_response({'error': {'message': 'rate limited (injected)', 'type': 'rate_limit_error'}}, status=429,
+                                 headers={'Retry-After': str(max(1, math.ceil(self.retry_after_s))),
+                                          'retry-after-ms': str(int(self.retry_after_s*1000))})
+    if fault == '500': return _error(500, 'internal error (injected)', 'server_error')
+    if fault == 'malformed':
+        return web.Response(body=b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "mess', content_type='application/json')
+    if fault == 'drop':
+        request.transport.abort()          # the connection dies without a reply
+        raise web.HTTPServiceUnavailable()  # never delivered: aiohttp drops the response of a closed connection
+    if fault == 'slow': await asyncio.sleep(self.slow_s)
+    return await handler(request)
 
-    # --- minimal Batch API ---
-    def _file_upload(self, req):
-        msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
-            b'Content-Type: ' + req.headers['content-type'].encode() + b'\r\n\r\n' + req.body)
-        data = None
-        for part in msg.iter_parts():
-            if part.get_param('name', header='content-disposition') == 'file': data = part.get_payload(decode=True)
-        if data is None: return _response(400, _error(400, 'no file part', 'invalid_request_error'))
-        fid = f'file-{uuid.uuid4().hex[:12]}'
-        self.files[fid] = {'data': data}
-        return _response(200, {'id': fid, 'object': 'file', 'bytes': len(data), 'created_at': int(time.time()), 'filename': 'input.jsonl', 'purpose': 'batch'})
+# %% ../../nbs/05a_testing_server.ipynb #3717a166
+@patch
+async def _chat(self:ChatServer, request):
+    chat = request[_CHAT]
+    try: body = json.loads(chat.body)
+    except json.JSONDecodeError: return _error(400, 'request body is not JSON', 'invalid_request_error')
+    try:
+        if self.mode == 'judge': out = await asyncio.get_running_loop().run_in_executor(self._pool, self.reply, body)
+        else: out = self.reply(body)
+    except LookupError as e: return _error(400, str(e), 'invalid_request_error')
+    except Exception as e: return _error(500, f'{type(e).__name__}: {e}', 'server_error')
+    if request.transport is None or request.transport.is_closing():   # nothing can be delivered
+        with self.lock: self.abandoned += 1
+        raise web.HTTPServiceUnavailable()
+    with self.lock:
+        self.answered += 1; self.by_key[chat.key] += 1
+        if self.idempotent: self.delivered[chat.key] = out
+    return web.json_response(out)
 
-    def _batch_obj(self, bid):
-        b = self.batches[bid]
-        return {'id': bid, 'object': 'batch', 'endpoint': '/v1/chat/completions', 'input_file_id': b['input'], 'completion_window': '24h',
-                'status': b['status'], 'output_file_id': b.get('output'), 'error_file_id': b.get('errors'), 'created_at': b['created'],
-                'request_counts': b['counts']}
+@patch
+async def _stats(self:ChatServer, request): return web.json_response(self.stats())
 
-    def _batch_create(self, body):
-        bid = f'batch_{uuid.uuid4().hex[:12]}'
-        self.batches[bid] = {'input': body['input_file_id'], 'status': 'in_progress', 'created': int(time.time()),
-                             'counts': {'total': 0, 'completed': 0, 'failed': 0}}
-        threading.Thread(target=self._run_batch, args=(bid,), daemon=True).start()
-        return _response(200, self._batch_obj(bid))
+@patch
+async def _stats_reset(self:ChatServer, request): self.reset(); return web.json_response({'ok': True})
 
-    def _batch_get(self, bid):
-        if bid not in self.batches: return _response(404, _error(404, 'no such batch', 'not_found'))
-        return _response(200, self._batch_obj(bid))
+@patch
+async def _models(self:ChatServer, request):
+    return web.json_response({'object': 'list', 'data': [{'id': self.model, 'object': 'model'}]})
 
-    def _run_batch(self, bid):
-        b = self.batches[bid]
-        lines = [json.loads(l) for l in self.files[b['input']]['data'].decode().splitlines() if l.strip()]
-        out, errs = [], []
-        for l in lines:
-            try:
-                if self.latency_s: time.sleep(self.latency_s/10)
-                res = self.reply(l['body'])
-                out.append({'id': f'resp_{uuid.uuid4().hex[:8]}', 'custom_id': l['custom_id'], 'response': {'status_code': 200, 'body': res}, 'error': None})
-                with self.lock: self.answered += 1; self.by_key[l['custom_id']] += 1
-            except Exception as e:
-                errs.append({'id': f'resp_{uuid.uuid4().hex[:8]}', 'custom_id': l['custom_id'], 'response': None,
-                             'error': {'code': 'server_error', 'message': str(e)}})
-        b['counts'] = {'total': len(lines), 'completed': len(out), 'failed': len(errs)}
-        fid = f'file-{uuid.uuid4().hex[:12]}'; self.files[fid] = {'data': ''.join(json.dumps(x) + '\n' for x in out).encode()}; b['output'] = fid
-        if errs:
-            eid = f'file-{uuid.uuid4().hex[:12]}'; self.files[eid] = {'data': ''.join(json.dumps(x) + '\n' for x in errs).encode()}; b['errors'] = eid
-        b['status'] = 'completed'
+# %% ../../nbs/05a_testing_server.ipynb #5441a46d
+@patch
+async def _file_upload(self:ChatServer, request):
+    form = await request.post()
+    f = form.get('file')
+    if f is None or not hasattr(f, 'file'): return _error(400, 'no file part', 'invalid_request_error')
+    data = f.file.read()
+    fid = f'file-{uuid.uuid4().hex[:12]}'
+    self.files[fid] = {'data': data}
+    return web.json_response({'id': fid, 'object': 'file', 'bytes': len(data), 'created_at': int(time.time()),
+                              'filename': f.filename or 'input.jsonl', 'purpose': 'batch'})
 
-    # --- lifecycle ---
-    async def serve(self, started:threading.Event|None=None):
-        "Serve until cancelled (in the running event loop)."
-        self.loop = asyncio.get_running_loop()
-        self._sem = asyncio.Semaphore(self.max_concurrency) if self.max_concurrency else None
-        self._server = await asyncio.start_server(self._connection, sock=self.sock, limit=2**24, backlog=4096)
-        if started is not None: started.set()
-        try: await self._server.serve_forever()
-        except asyncio.CancelledError: pass
-        finally:
-            self._server.close()
-            for w in list(self._writers): w.transport.abort()
+@patch
+async def _file_content(self:ChatServer, request):
+    f = self.files.get(request.match_info['fid'])
+    if f is None: return _error(404, 'no such file', 'not_found')
+    return web.Response(body=f['data'], content_type='application/octet-stream')
 
-    def serve_forever(self):
-        "Serve in this thread until interrupted."
-        try: asyncio.run(self.serve())
-        except KeyboardInterrupt: pass
-        finally: self.sock.close()
+@patch
+def _batch_obj(self:ChatServer, bid):
+    b = self.batches[bid]
+    return {'id': bid, 'object': 'batch', 'endpoint': '/v1/chat/completions', 'input_file_id': b['input'], 'completion_window': '24h',
+            'status': b['status'], 'output_file_id': b.get('output'), 'error_file_id': b.get('errors'), 'created_at': b['created'],
+            'request_counts': b['counts']}
 
-    def start(self):
-        "Serve in a background thread (its own event loop); returns self."
-        started = threading.Event()
-        def run():
-            try: asyncio.run(self.serve(started))
-            except BaseException as e: self._start_error = e
-            finally: started.set()
-        self.thread = threading.Thread(target=run, daemon=True, name=f'ChatServer:{self.port}')
-        self.thread.start(); started.wait()
-        if self._start_error is not None: raise RuntimeError(f'the server did not start: {self._start_error!r}')
-        return self
+@patch
+async def _batch_create(self:ChatServer, request):
+    body = await request.json()
+    bid = f'batch_{uuid.uuid4().hex[:12]}'
+    self.batches[bid] = {'input': body['input_file_id'], 'status': 'in_progress', 'created': int(time.time()),
+                         'counts': {'total': 0, 'completed': 0, 'failed': 0}}
+    threading.Thread(target=self._run_batch, args=(bid,), daemon=True).start()
+    return web.json_response(self._batch_obj(bid))
 
-    def stop(self):
-        "Stop serving and close the listening socket."
-        if self.loop is not None and self._server is not None and self.thread is not None and self.thread.is_alive():
-            def cancel():
-                for t in asyncio.all_tasks(self.loop): t.cancel()
-            self.loop.call_soon_threadsafe(cancel)
-            self.thread.join(10)
-        self.sock.close()
+@patch
+async def _batch_get(self:ChatServer, request):
+    bid = request.match_info['bid']
+    if bid not in self.batches: return _error(404, 'no such batch', 'not_found')
+    return web.json_response(self._batch_obj(bid))
 
-    def __enter__(self): return self.start()
-    def __exit__(self, *a): self.stop()
+@patch
+def _run_batch(self:ChatServer, bid):
+    b = self.batches[bid]
+    lines = [json.loads(l) for l in self.files[b['input']]['data'].decode().splitlines() if l.strip()]
+    out, errs = [], []
+    for l in lines:
+        try:
+            if self.latency_s: time.sleep(self.latency_s/10)
+            res = self.reply(l['body'])
+            out.append({'id': f'resp_{uuid.uuid4().hex[:8]}', 'custom_id': l['custom_id'], 'response': {'status_code': 200, 'body': res}, 'error': None})
+            with self.lock: self.answered += 1; self.by_key[l['custom_id']] += 1
+        except Exception as e:
+            errs.append({'id': f'resp_{uuid.uuid4().hex[:8]}', 'custom_id': l['custom_id'], 'response': None,
+                         'error': {'code': 'server_error', 'message': str(e)}})
+    b['counts'] = {'total': len(lines), 'completed': len(out), 'failed': len(errs)}
+    fid = f'file-{uuid.uuid4().hex[:12]}'; self.files[fid] = {'data': ''.join(json.dumps(x) + '\n' for x in out).encode()}; b['output'] = fid
+    if errs:
+        eid = f'file-{uuid.uuid4().hex[:12]}'; self.files[eid] = {'data': ''.join(json.dumps(x) + '\n' for x in errs).encode()}; b['errors'] = eid
+    b['status'] = 'completed'
+
+# %% ../../nbs/05a_testing_server.ipynb #d0e20601
+@web.middleware
+async def _json_errors(request, handler):
+    "aiohttp's own 404/405 as the API's JSON error objects."
+    try: return await handler(request)
+    except (web.HTTPNotFound, web.HTTPMethodNotAllowed) as e: return _error(e.status, f'no route {request.method} {request.path}', 'not_found')
+
+@patch
+def app(self:ChatServer) -> web.Application:
+    "The `aiohttp.web` application."
+    a = web.Application(middlewares=[_json_errors, self._count, self._replay, self._cap, self._fault], client_max_size=2**28)
+    a.router.add_post('/v1/chat/completions', self._chat, name='chat')
+    a.router.add_get('/v1/models', self._models)
+    a.router.add_post('/v1/files', self._file_upload)
+    a.router.add_get('/v1/files/{fid}/content', self._file_content)
+    a.router.add_post('/v1/batches', self._batch_create)
+    a.router.add_get('/v1/batches/{bid}', self._batch_get)
+    a.router.add_get('/stats', self._stats)
+    a.router.add_post('/stats/reset', self._stats_reset)
+    return a
+
+# %% ../../nbs/05a_testing_server.ipynb #ae640f33
+@patch
+async def serve(self:ChatServer, started:threading.Event|None=None):
+    "Serve until `stop` (in the running event loop)."
+    self.loop, self._stopping = asyncio.get_running_loop(), asyncio.Event()
+    self._sem = asyncio.Semaphore(self.max_concurrency) if self.max_concurrency else None
+    if self.mode == 'judge' and self._pool is None: self._pool = ThreadPoolExecutor(1, thread_name_prefix='ChatServer-model')
+    runner = web.AppRunner(self.app(), access_log=None, handle_signals=False, shutdown_timeout=0.1)
+    await runner.setup()
+    runner.server.connection_made = self._connection_made(runner.server.connection_made)
+    await web.SockSite(runner, self.sock, backlog=4096, ssl_context=self.ssl_context).start()
+    if started is not None: started.set()
+    try: await self._stopping.wait()
+    finally:
+        for h in list(runner.server.connections): h.force_close(); h.transport is None or h.transport.abort()
+        await runner.cleanup()
+
+@patch
+def serve_forever(self:ChatServer):
+    "Serve in this thread until interrupted."
+    try: asyncio.run(self.serve())
+    except KeyboardInterrupt: pass
+    finally: self.sock.close()
+
+@patch
+def start(self:ChatServer):
+    "Serve in a background thread (its own event loop); returns self."
+    started = threading.Event()
+    def run():
+        try: asyncio.run(self.serve(started))
+        except BaseException as e: self._start_error = e
+        finally: started.set()
+    self.thread = threading.Thread(target=run, daemon=True, name=f'ChatServer:{self.port}')
+    self.thread.start(); started.wait()
+    if self._start_error is not None: raise RuntimeError(f'the server did not start: {self._start_error!r}')
+    return self
+
+@patch
+def stop(self:ChatServer):
+    "Stop serving and close the listening socket."
+    if self.loop is not None and self._stopping is not None and self.thread is not None and self.thread.is_alive():
+        self.loop.call_soon_threadsafe(self._stopping.set)
+        self.thread.join(10)
+    self.sock.close()
+    if self._pool is not None: self._pool.shutdown(wait=False); self._pool = None
+
+@patch
+def __enter__(self:ChatServer): return self.start()
+
+@patch
+def __exit__(self:ChatServer, *a): self.stop()
 
 # %% ../../nbs/05a_testing_server.ipynb #2dbffa97
 def main(argv=None):
     p = argparse.ArgumentParser(prog='python -m checkeval.testing.server', description='Local OpenAI-compatible chat server for tests.')
     p.add_argument('--port', type=int, default=8011); p.add_argument('--host', default='127.0.0.1')
     g = p.add_mutually_exclusive_group()
-    g.add_argument('--tiny', action='store_true', help='answer with the tiny model')
+    g.add_argument('--model', metavar='JUDGE', help="answer with this judge's model (e.g. smollm2, tiny)")
+    g.add_argument('--tiny', action='store_true', help='answer with the tiny model (= --model tiny)')
     g.add_argument('--script', help='JSONL of canned replies: {"match": ..., "reply": ...}')
+    p.add_argument('--served-model-name', default='local', help='model name in replies to requests that name none')
     p.add_argument('--latency-ms', type=float, default=0.); p.add_argument('--max-concurrency', type=int, default=None)
     p.add_argument('--fault-rate', type=float, default=0.)
     p.add_argument('--faults', default='429,500,slow,malformed,drop', help='comma-separated kinds: 429,500,slow,malformed,drop')
     p.add_argument('--retry-after-s', type=float, default=0.05); p.add_argument('--slow-s', type=float, default=2.)
-    p.add_argument('--seed', type=int, default=0); p.add_argument('--model', default='local')
+    p.add_argument('--seed', type=int, default=0)
     p.add_argument('--idempotency', action='store_true', help='replay the answer already delivered for a repeated request key')
     a = p.parse_args(argv)
-    s = ChatServer(port=a.port, host=a.host, mode='tiny' if a.tiny else 'script' if a.script else 'hash', script=a.script,
+    judge = 'tiny' if a.tiny else a.model
+    s = ChatServer(port=a.port, host=a.host, mode='judge' if judge else 'script' if a.script else 'hash', script=a.script, judge=judge,
                    latency_ms=a.latency_ms, max_concurrency=a.max_concurrency, fault_rate=a.fault_rate,
-                   faults=[f for f in a.faults.split(',') if f], retry_after_s=a.retry_after_s, slow_s=a.slow_s, seed=a.seed, model=a.model,
-                   idempotent=a.idempotency)
+                   faults=[f for f in a.faults.split(',') if f], retry_after_s=a.retry_after_s, slow_s=a.slow_s, seed=a.seed,
+                   model=a.served_model_name, idempotent=a.idempotency)
+    if judge: s.judge_model()   # loaded before the first request (and a bad name fails here)
     print(f'listening on {s.url}', flush=True)
     s.serve_forever()
 
