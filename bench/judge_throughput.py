@@ -4,7 +4,7 @@
 and at most 32 served at once (the server queues the rest, as vLLM does). Measured in one run:
 
 * engine: `checkeval.judges.OpenAIJudge` with a fresh cache, through the official client on the
-  transport `auto` picks for a plain-HTTP endpoint (`h11`; `--http-backend` chooses), keeping as
+  SDK transport `auto` picks (`aiohttp` from `openai[aiohttp]`; `--http-backend` chooses), keeping as
   many requests in flight as the server has slots (`max_concurrency=32`). Run `--repeats` times
   (default 3); `ratio` is the median run, every run is listed. The same requests again must be
   answered from the cache with zero server requests;
@@ -85,7 +85,7 @@ def main():
     ap.add_argument('--pipelined-concurrency', type=int, default=None, help='requests in flight for engine_pipelined (default 1.5 x server slots)')
     ap.add_argument('--repeats', type=int, default=3)
     ap.add_argument('--skip-unbounded', action='store_true')
-    ap.add_argument('--http-backend', default='auto', choices=['auto', 'h11', 'aiohttp', 'httpx'])
+    ap.add_argument('--http-backend', default='auto', choices=['auto', 'aiohttp', 'httpx'])
     a = ap.parse_args()
     if a.pipelined_concurrency is None: a.pipelined_concurrency = (3 * a.max_concurrency) // 2
     if a.sequential_n is None: a.sequential_n = a.n

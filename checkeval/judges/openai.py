@@ -43,7 +43,9 @@ def classify_error(e:BaseException) -> tuple[bool, str, float|None]:
         if not isinstance(root, TimeoutError) and (isinstance(root, OSError) or 'Disconnected' in type(root).__name__):
             return True, f'connection error: {type(root).__name__}: {str(root)[:160]}', None
         return True, 'timeout', None
-    if isinstance(e, openai.APIConnectionError): return True, f'connection error: {e}', None
+    if isinstance(e, openai.APIConnectionError):   # the SDK says only "Connection error."; the cause says why (refused, TLS, reset)
+        root = _root_cause(e)
+        return True, f'connection error: {e}' if root is e else f'connection error: {type(root).__name__}: {str(root)[:160]}', None
     if isinstance(e, openai.APIStatusError):
         code = e.status_code
         msg = str(getattr(e, 'message', e))[:200]
@@ -74,9 +76,10 @@ def parse_chat_completion(data:dict, **fields) -> JudgeResponse:
 
 # %% ../../nbs/03f_judges_openai.ipynb #5ded3c3e
 def _httpx():
-    "The HTTP library under the official client (`checkeval.transport.httpx`), imported on first use."
-    from checkeval.transport import httpx
-    return httpx
+    "The HTTP library under the official client: `httpx2` (openai >= 3), else `httpx`; imported on first use."
+    try: import httpx2 as m
+    except ImportError: import httpx as m
+    return m
 
 _AIOHTTP = None
 def aiohttp_available() -> bool:
@@ -97,11 +100,7 @@ def _ssl_context():
     if _SSL_CONTEXT is None: _SSL_CONTEXT = _httpx().create_ssl_context()
     return _SSL_CONTEXT
 
-_HTTP_BACKENDS = ('auto', 'h11', 'aiohttp', 'httpx')
-
-def _proxy_configured() -> bool:
-    "True when the environment names an HTTP proxy (which only the `httpx` and `aiohttp` transports follow)."
-    return any(os.environ.get(k) for k in ('HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'))
+_HTTP_BACKENDS = ('auto', 'aiohttp', 'httpx')
 
 class _Endpoint:
     def __init__(self, url): self.url, self.in_flight, self.sent, self.client = url, 0, 0, None
@@ -171,11 +170,8 @@ def body(self:OpenAIJudge, req:JudgeRequest) -> tuple[dict, dict]:
 # %% ../../nbs/03f_judges_openai.ipynb #ba81083a
 @patch(as_prop=True)
 def http_backend(self:OpenAIJudge) -> str:
-    "The transport under the official client: `h11` for plain-HTTP endpoints without a proxy, else `aiohttp` (or `httpx`)."
+    "The SDK's transport under the official client: `aiohttp` when its extra is installed, else `httpx` (unless forced)."
     if self._http_backend != 'auto': return self._http_backend
-    try: urls = self.base_urls
-    except KeyError: urls = [None]
-    if all(u is not None and u.lower().startswith('http://') for u in urls) and not _proxy_configured(): return 'h11'
     return 'aiohttp' if aiohttp_available() else 'httpx'
 
 @patch
@@ -183,9 +179,6 @@ def _http_client(self:OpenAIJudge):
     "The HTTP client under the official client: a keep-alive pool sized to the concurrency, one shared SSL context."
     import openai
     n, kind = self.max_concurrency, self.http_backend
-    if kind == 'h11':
-        from checkeval.transport import H11Transport
-        return openai.DefaultAsyncHttpxClient(transport=H11Transport(max_connections=2*n + 8, max_keepalive=n + 4, ssl_context=_ssl_context()))
     kw = dict(limits=_httpx().Limits(max_connections=2*n + 8, max_keepalive_connections=n + 4), verify=_ssl_context())
     return openai.DefaultAioHttpClient(**kw) if kind == 'aiohttp' else openai.DefaultAsyncHttpxClient(**kw)
 
