@@ -96,12 +96,13 @@ class HFJudge(Judge):
             for i, resp in zip(scored, self._score([requests[i] for i in scored])): out[i] = resp
             greedy = [i for i, r in enumerate(requests) if out[i] is None and r.temperature <= 0]
             seqs = {i: self.chat_ids(requests[i].messages) for i in greedy}
-            alone = []
+            alone, shared = [], []
             for P, g in self._prefix_groups([seqs[i] for i in greedy]):
                 g = [greedy[j] for j in g]
-                if P == 0 or len(g) < 2: alone += g; continue
-                for b in _chunks(sorted(g, key=lambda i: self._limit(requests[i])), self.batch_size):
-                    for i, resp in zip(b, self._generate_shared([requests[i] for i in b], [seqs[i] for i in b], P)): out[i] = resp
+                if P == 0 or len(g) < 2: alone += g
+                else: shared.append((P, g))
+            if shared:
+                for i, resp in self._generate_groups(shared, requests, seqs): out[i] = resp
             # a batch decodes as many steps as its longest request and pads to its longest prompt: batch alike requests
             alone.sort(key=lambda i: (self._limit(requests[i]), len(seqs[i])))
             for b in _chunks(alone, self.batch_size):
@@ -281,16 +282,33 @@ def _prefill_shared(self:HFJudge, seqs:list[list[int]], P:int):
 
 # %% ../../nbs/03e_judges_hf.ipynb #18771b93
 @patch
-def _generate_shared(self:HFJudge, reqs:list[JudgeRequest], seqs:list[list[int]], P:int) -> list[JudgeResponse]:
-    "Greedy answers to `reqs` (token ids `seqs`, equal on their first `P` tokens), decoded together with the KV cache."
+def _merge_rows(self:HFJudge, parts:list):
+    "One decoding batch from prefilled groups `parts` [(cache, logits, mask, pos)]: caches left-padded to one length."
+    import torch
+    import torch.nn.functional as F
+    from transformers import DynamicCache
+    if len(parts) == 1: return parts[0]
+    T = max(m.shape[1] for _, _, m, _ in parts)
+    pad = lambda x, n: F.pad(x, (0, 0, n, 0)) if n else x      # (rows, heads, length, dim): zeros before the keys
+    layers = []
+    for l in range(len(parts[0][0].layers)):
+        ks = [pad(c.layers[l].keys, T - m.shape[1]) for c, _, m, _ in parts]
+        vs = [pad(c.layers[l].values, T - m.shape[1]) for c, _, m, _ in parts]
+        layers.append((torch.cat(ks), torch.cat(vs)))
+    mask = torch.cat([F.pad(m, (T - m.shape[1], 0)) for _, _, m, _ in parts])
+    return (DynamicCache(layers, config=self._loaded()[0].config), torch.cat([lg for _, lg, _, _ in parts]), mask,
+            torch.cat([p for *_, p in parts]))
+
+# %% ../../nbs/03e_judges_hf.ipynb #45ae4087
+@patch
+def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos) -> tuple[list[list[int]], list]:
+    "Greedy new tokens (and, for requests asking, each step's logits) of a prefilled batch, one row per request."
     import torch
     model, tok = self._loaded()
-    t0 = time.perf_counter()
     limits, eos, banned = [self._limit(r) for r in reqs], tok.eos_token_id, self._suppressed()
     new, scores = [[] for _ in reqs], [[] if r.logprobs else None for r in reqs]
+    live = list(range(len(reqs)))                     # request index of each row still in the batch
     with torch.no_grad():
-        cache, logits, mask, pos = self._prefill_shared(seqs, P)
-        live = list(range(len(reqs)))                     # request index of each row still in the batch
         while True:
             if banned: logits[:, banned] = -float('inf')
             nxt, keep = logits.argmax(-1), []
@@ -298,7 +316,7 @@ def _generate_shared(self:HFJudge, reqs:list[JudgeRequest], seqs:list[list[int]]
                 new[j].append(int(nxt[row]))
                 if scores[j] is not None: scores[j].append(logits[row].clone())
                 if new[j][-1] != eos and len(new[j]) < limits[j]: keep.append(row)
-            if not keep: break
+            if not keep: return new, scores
             if len(keep) < len(live):
                 idx = torch.tensor(keep)
                 cache.batch_select_indices(idx.to(self.device)); mask, pos, nxt = mask[idx], pos[idx], nxt[idx]
@@ -308,8 +326,30 @@ def _generate_shared(self:HFJudge, reqs:list[JudgeRequest], seqs:list[list[int]]
                         position_ids=pos[:, None].to(self.device), past_key_values=cache, use_cache=True)
             cache, logits, pos = out.past_key_values, out.logits[:, -1].float(), pos + 1
             self.prefix_stats['tokens_computed'] += len(live)
-    dt = (time.perf_counter() - t0)/len(reqs)
-    return [self._reply(r, new[j], scores[j], len(seqs[j]), dt) for j, r in enumerate(reqs)]
+
+# %% ../../nbs/03e_judges_hf.ipynb #d93ec83f
+@patch
+def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests, seqs) -> list[tuple[int, JudgeResponse]]:
+    "(index, response) for the greedy requests of `groups` [(shared prefix length, request indices)], decoded in batches."
+    rows = [(g, P, i) for g, (P, idx) in enumerate(groups) for i in sorted(idx, key=lambda i: self._limit(requests[i]))]
+    out = []
+    for chunk in _chunks(rows, self.batch_size):          # a group larger than a batch is prefilled once per chunk
+        t0 = time.perf_counter()
+        parts = {}
+        for g, P, i in chunk: parts.setdefault((g, P), []).append(i)
+        order = [i for idx in parts.values() for i in idx]
+        prefilled = [self._prefill_shared([seqs[i] for i in idx], P) for (_, P), idx in parts.items()]
+        new, scores = self._decode_rows([requests[i] for i in order], *self._merge_rows(prefilled))
+        dt = (time.perf_counter() - t0)/len(order)
+        out += [(i, self._reply(requests[i], new[j], scores[j], len(seqs[i]), dt)) for j, i in enumerate(order)]
+    return out
+
+# %% ../../nbs/03e_judges_hf.ipynb #37e28ec8
+@patch
+def _generate_shared(self:HFJudge, reqs:list[JudgeRequest], seqs:list[list[int]], P:int) -> list[JudgeResponse]:
+    "Greedy answers to `reqs` (token ids `seqs`, equal on their first `P` tokens), decoded together with the KV cache."
+    out = dict(self._generate_groups([(P, list(range(len(reqs))))], reqs, seqs))
+    return [out[i] for i in range(len(reqs))]
 
 # %% ../../nbs/03e_judges_hf.ipynb #f2d6adcd
 @patch
