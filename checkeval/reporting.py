@@ -13,10 +13,11 @@ from typing import Sequence
 
 # %% auto #0
 __all__ = ['FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'CORRELATION_KEYS', 'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS',
-           'PLUMBING_GROUPS', 'figures_root', 'to_markdown', 'write_table', 'save_figure', 'figure_footer',
-           'no_data_figure', 'datasets_table', 'plot_human_scores', 'write_dataset_outputs', 'merge_long_csv',
-           'run_metas', 'judges_note', 'scores_with_human', 'paper_dir', 'paper_provenance', 'save_paper_table',
-           'save_paper_figure', 'save_paper_long', 'correlation_table', 'safe_correlation_rows']
+           'PLUMBING_GROUPS', 'SMALL_LOCAL_GROUPS', 'figures_root', 'to_markdown', 'write_table', 'save_figure',
+           'figure_footer', 'no_data_figure', 'datasets_table', 'plot_human_scores', 'write_dataset_outputs',
+           'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'scores_with_human', 'paper_dir',
+           'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long', 'correlation_table',
+           'safe_correlation_rows']
 
 # %% ../nbs/30_reporting.ipynb #e6cac62a
 def figures_root() -> Path:
@@ -173,6 +174,7 @@ def merge_long_csv(rows:pd.DataFrame, kind:str='correlations', out_dir=None, kee
 
 # %% ../nbs/30_reporting.ipynb #0452c5fc
 PLUMBING_GROUPS = ('test',)
+SMALL_LOCAL_GROUPS = ('small-local',)   # the built-in smollm2 judge
 
 def run_metas(root=None, benchmark:str|None=None, method:str|None=None) -> pd.DataFrame:
     "One row per saved run under `root` (default `data/runs`): benchmark, method, judge, variant (and run key), group, path, provenance."
@@ -198,10 +200,35 @@ def judges_note(judges, groups:dict|None=None) -> str:
     groups = groups or {}
     plumbing = [j for j in judges if groups.get(j) in PLUMBING_GROUPS or j == 'tiny']
     s = f"Judges: {', '.join(judges)}."
+    small = [j for j in judges if groups.get(j) in SMALL_LOCAL_GROUPS or j == 'smollm2']
+    if small:
+        s += (f" {', '.join(small)} {'is a' if len(small) == 1 else 'are'} small local judge{'s' if len(small) > 1 else ''}"
+              " (SmolLM2-135M-Instruct on a CPU, seeded samples): real model output, but a weak evaluator; not the papers' results.")
     if plumbing:
         s += (f" {', '.join(plumbing)} {'is a' if len(plumbing) == 1 else 'are'} plumbing check{'s' if len(plumbing) > 1 else ''}"
               " (random-weight model on a small sample): these numbers prove the pipeline runs, they are not results.")
     return s
+
+# %% ../nbs/30_reporting.ipynb #cf53d7ad
+def parse_rates(root=None, exclude:Sequence[str]=('tiny',), top:int=3) -> pd.DataFrame:
+    "Per method × benchmark × judge: answers asked, parsed (with a value), the rate and the top failure reasons."
+    from checkeval.core import read_jsonl
+    from collections import Counter
+    rows = []
+    for r in run_metas(root).itertuples():
+        f = Path(r.path)/'answers.jsonl'
+        if r.judge in exclude or not f.exists(): continue
+        for a in read_jsonl(f):
+            rows.append(dict(method=r.method, benchmark=r.benchmark, judge=r.judge, ok=a.get('status') == 'ok' and a.get('value') is not None,
+                             status=a.get('status')))
+    cols = ['method', 'benchmark', 'judge', 'answers', 'parsed', 'rate', 'top_failure_reasons']
+    if not rows: return pd.DataFrame(columns=cols)
+    out = []
+    for (m, b, j), g in pd.DataFrame(rows).groupby(['method', 'benchmark', 'judge'], sort=True):
+        reasons = Counter(g.status[~g.ok])
+        out.append(dict(method=m, benchmark=b, judge=j, answers=len(g), parsed=int(g.ok.sum()), rate=round(float(g.ok.mean()), 4),
+                        top_failure_reasons='; '.join(f'{k} ({v})' for k, v in reasons.most_common(top))))
+    return pd.DataFrame(out, columns=cols)
 
 # %% ../nbs/30_reporting.ipynb #da670eb9
 def scores_with_human(benchmark:str, methods:Sequence[str]|None=None, root=None) -> pd.DataFrame:

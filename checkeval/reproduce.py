@@ -22,7 +22,7 @@ __all__ = ['CORE_SOURCES', 'STEPS', 'EXTRA_STEPS', 'repo_root', 'Cell', 'GridErr
            'executed_path', 'run_cell', 'plan_grid', 'print_plan', 'run_grid', 'paper_notebooks', 'runs_fingerprint',
            'paper_inputs', 'merge_paper_rows', 'run_papers', 'paper_items_path', 'load_paper_items',
            'estimate_full_run', 'needs_note', 'item_status', 'write_index', 'step_datasets', 'step_metaeval',
-           'StepFailed', 'step_grid', 'step_papers', 'step_index', 'step_plan', 'reproduce']
+           'StepFailed', 'step_grid', 'step_papers', 'step_parse_rates', 'step_index', 'step_plan', 'reproduce']
 
 # %% ../nbs/31_reproduce.ipynb #7aa45e10
 def repo_root() -> Path:
@@ -770,6 +770,15 @@ def step_papers(force:bool=False, **kw):
     if bad: raise StepFailed(f"paper notebook(s) failed: {', '.join(r['paper'] for r in bad)} (executed copies under _runs/paper/)")
     return [r for r in res if r['status'] == 'ok']
 
+def step_parse_rates(**kw):
+    "figures/tables/parse_rates.csv|md: how often each real judge's replies could be read, per method × benchmark."
+    from checkeval.reporting import parse_rates, write_table
+    df = parse_rates()
+    if df.empty: print('[reproduce] parse rates: no run of a real judge yet (tiny builds no table)', flush=True); return []
+    return [write_table(df, 'parse_rates', title='Parse rates of the judges (answers with a value / answers asked)',
+                        note='One row per method × benchmark × judge over every saved run; failure reasons are the answers\' statuses. '
+                             'smollm2 is a small local judge (SmolLM2-135M-Instruct): real model output, a weak evaluator.')]
+
 def step_index(**kw):
     "figures/INDEX.md."
     return [write_index()]
@@ -780,7 +789,7 @@ def step_plan(force:bool=False, **kw):
     return []
 
 STEPS: dict[str, Callable] = {'datasets': step_datasets, 'grid': step_grid, 'metaeval': step_metaeval,
-                              'papers': step_papers, 'index': step_index}
+                              'papers': step_papers, 'parse_rates': step_parse_rates, 'index': step_index}
 EXTRA_STEPS: dict[str, Callable] = {'plan': step_plan}
 
 # %% ../nbs/31_reproduce.ipynb #73d24d80
