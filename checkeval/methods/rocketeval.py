@@ -67,10 +67,10 @@ def _clean_question(s:str) -> str:
     s = re.sub(r'(\*\*|__|`)', '', s).strip()
     return re.sub(r'\s+', ' ', s).strip(' -–')
 
-def parse_checklist(text:str|None, min_questions:int=1) -> tuple[list[str], str]:
-    "Yes/no questions of the numbered list in `text`, and 'ok' or the reason no usable checklist was found."
+def parse_checklist(text:str|None, min_questions:int=1, echo:str='') -> tuple[list[str], str]:
+    "Yes/no questions of the numbered list in `text`, and 'ok' or the reason no usable checklist was found; questions copied from `echo` (the prompt's own examples) are dropped."
     if not text or not text.strip(): return [], 'empty reply'
-    items, cur = [], None
+    items, cur, echoed = [], None, 0
     for line in text.splitlines():
         if line.strip().startswith('```'): cur = None; continue
         m = _ITEM.match(line)
@@ -83,10 +83,12 @@ def parse_checklist(text:str|None, min_questions:int=1) -> tuple[list[str], str]
     for parts in items:
         q = _clean_question(' '.join(parts))
         if _PLACEHOLDER.match(q) or len(re.findall(r'[A-Za-z]{2,}', q)) < 3: continue
+        if '...' in q or '…' in q or (echo and q in echo): echoed += 1; continue
         if not (q.endswith('?') or _AUX.match(q)): continue
         if q.lower() in seen: continue
         seen.add(q.lower()); qs.append(q)
     if not items: return [], 'no numbered list in the reply'
+    if not qs and echoed: return [], f'only the prompt\'s example questions copied back ({echoed} lines)'
     if not qs: return [], f'numbered list without yes/no questions ({len(items)} lines)'
     if len(qs) < min_questions: return qs, f'only {len(qs)} questions (fewer than {min_questions})'
     return qs, 'ok'
@@ -132,9 +134,10 @@ def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|No
                          max_tokens=max_tokens, temperature=0.0) for ins in instances]
     resps = judge.generate(reqs, desc=desc) if reqs else []
     checklists, log = {}, []
+    echo = '\n'.join(m['content'] for m in creation_messages({'query': '', 'reference': ''}, min_questions, max_questions, prompt_source))
     for ins, r in zip(instances, resps):
         if r.error: qs, status = [], f'judge error: {r.error}'
-        else: qs, status = parse_checklist(r.text)
+        else: qs, status = parse_checklist(r.text, echo=echo)
         rec = dict(instance_id=str(ins['id']), creator=judge.name, status=status, n_questions=len(qs),
                    in_requested_range=min_questions <= len(qs) <= max_questions, questions=qs, raw_text=r.text,
                    prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, latency_s=r.latency_s,
@@ -487,6 +490,12 @@ def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], 
     checklists: dict[str, Checklist] = {}
     labels: dict[tuple[str, str], float] = {}
     creator = None if o['checklists'] else _resolve_judge(o['creator'], judge)
+    if creator is not None:
+        same = creator.name == judge.name
+        artifacts['creator'] = {'name': creator.name, 'grader': judge.name, 'creator_is_grader': same,
+                                'note': (f'checklists written by the grading judge {judge.name} itself, not by a strong creator as in the paper'
+                                         if same else f'checklists written by {creator.name}, graded by {judge.name}')}
+        if same: warnings.warn(f"rocketeval: the checklists are written by the grading judge {judge.name!r} itself (pass creator=<a stronger judge> for the paper's setting)")
 
     # 1. responses (and instances)
     if o['export']:
@@ -556,6 +565,7 @@ def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], 
         reason = None if cl else f"no checklist: {log_by_id.get(it.group_id, {}).get('status', 'not created')}"
         if cl and u is None: reason = 'no checklist item could be scored'
         meta = dict(instance_id=it.group_id, score_unsup=u, p=p, split='train' if s and s.get('train') else 'test')
+        if 'creator' in artifacts: meta.update(checklist_creator=artifacts['creator']['name'], creator_is_grader=artifacts['creator']['creator_is_grader'])
         if s: meta.update(score_sup=s['score'] if s['supervised'] else None, alpha=s['alpha'], predictor=s['pred'], supervised=s['supervised'],
                           n_train=s['n_train'], **({'supervised_reason': s['reason']} if s['reason'] else {}))
         if reason: meta['reason'] = reason
