@@ -19,9 +19,9 @@ from ..runs import MethodResult, make_answer, register_method, variant_name
 # %% auto #0
 __all__ = ['INPUT_NAMES', 'DEFAULT_LABELS', 'FACT_KEYS', 'STAGE_NAMES', 'SubDimension', 'SealDimension', 'default_config_path',
            'load_instantiations', 'instantiation', 'split_sentences', 'make_units', 'Parsed', 'parse_sentences',
-           'parse_facts', 'parse_verdicts', 'parse_support', 'parse_ratings', 'normalise_weights', 'unit_score',
-           'dimension_score', 'input_blocks', 'Planned', 'plan_split', 'plan_facts', 'plan_verify', 'plan_rate',
-           'run_seal', 'seal_judgments', 'threshold_sweep', 'stage_costs']
+           'parse_facts', 'verdict_lines', 'parse_verdicts', 'parse_support', 'parse_ratings', 'normalise_weights',
+           'unit_score', 'dimension_score', 'input_blocks', 'Planned', 'plan_split', 'plan_facts', 'plan_verify',
+           'plan_rate', 'run_seal', 'seal_judgments', 'threshold_sweep', 'stage_costs']
 
 # %% ../../nbs/13_seal.ipynb #ee2c2fe3
 INPUT_NAMES = ('source', 'context', 'reference', 'source_facts', 'reference_facts')
@@ -168,6 +168,7 @@ def parse_sentences(text:str|None, output:str) -> Parsed:
 
 # %% ../../nbs/13_seal.ipynb #3e0902f0
 _FACT_ID = re.compile(r'^\s*(?:[csrCSR]|fact\s*)\d+\s*[:.)]\s*')
+_PLACEHOLDER = re.compile(r'^(?:\.\.\.|…|<[^<>]*>|\[[^\[\]]*\])$')   # the template's form echoed back, not a fact
 FACT_KEYS = ('source_facts', 'reference_facts', 'output_facts')
 
 def parse_facts(text:str|None, output:str='x', source:str='x') -> Parsed:
@@ -179,7 +180,8 @@ def parse_facts(text:str|None, output:str='x', source:str='x') -> Parsed:
         v = obj[k]
         if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
             return _fail(f'"{k}" must be a list of strings', notes)
-        res[k] = [_FACT_ID.sub('', s).strip() for s in v if _FACT_ID.sub('', s).strip()]
+        fs = [_FACT_ID.sub('', s).strip() for s in v]
+        res[k] = [f for f in fs if f and not _PLACEHOLDER.match(f)]
     if output.strip() and not res['output_facts']: return _fail('no facts for a non-empty output', notes)
     if source.strip() and not res['source_facts']: return _fail('no facts for a non-empty source', notes)
     return Parsed(value=res, notes=notes)
@@ -190,10 +192,28 @@ def _bit(x) -> int|None:
     if isinstance(x, (int, float)) and x in (0, 1): return int(x)
     return None
 
+_ULINE = re.compile(r'^\s*\**U(\d{1,3})\**\s*[:.)=-]\s*((?:[01](?:\s*,\s*|\s+))*[01])\s*\.?\s*$', re.I | re.M)
+_WLINE = re.compile(r'^\s*\**W(?:eights)?\**\s*[:=]\s*((?:\d*\.?\d+(?:\s*,\s*|\s+))*\d*\.?\d+)\s*$', re.I | re.M)
+
+def verdict_lines(text:str|None, n_sub:int) -> dict|None:
+    "The line form of a verdicts reply (`U1: 1`, or `U1: 1 0 1` for several sub-dimensions, and `W: 0.5 0.5`) as the JSON shape; None if absent."
+    rows = _ULINE.findall(text or '')
+    if not rows: return None
+    ids = [int(i) for i, _ in rows]
+    if ids != list(range(1, len(ids) + 1)): return None          # units out of order or repeated: no alignment to trust
+    bits = [[int(b) for b in re.findall(r'[01]', r)] for _, r in rows]
+    out = {'verdicts': [b[0] if n_sub == 1 and len(b) == 1 else b for b in bits]}
+    w = _WLINE.search(text)
+    if w: out['weights'] = [float(x) for x in re.findall(r'\d*\.?\d+', w.group(1))]
+    return out
+
 def parse_verdicts(text:str|None, n_units:int, n_sub:int, want_weights:bool=False) -> Parsed:
     "Binary decisions as an `n_units` × `n_sub` list of 0/1; `notes['weights_raw']` holds the weights the judge gave (if asked)."
     obj, status, notes = _get(text, ['verdicts'], optional=['weights'] if want_weights else [])
-    if obj is None: return _fail(status, notes)
+    if obj is None:
+        obj = verdict_lines(text, n_sub)
+        if obj is None: return _fail(status, notes)
+        notes = {'format': 'lines'}
     v = obj['verdicts']
     if not isinstance(v, list): return _fail(f'"verdicts" must be a list, got {type(v).__name__}', notes)
     if n_units == 1 and n_sub > 1 and len(v) == n_sub and all(not isinstance(x, list) for x in v): v = [v]
@@ -298,11 +318,18 @@ def input_blocks(item:Item, cfg:SealDimension, names:Sequence[str], facts:dict|N
 
 # %% ../../nbs/13_seal.ipynb #bebe68f6
 def _example_verdicts(n:int, k:int, weights:bool) -> str:
-    one = '<0|1>' if k == 1 else '[' + ', '.join(['<0|1>']*k) + ']'
-    units = [one]*n if n <= 3 else [one, one, '...', one]
-    s = '{"verdicts": [' + ', '.join(units) + ']'
-    if weights: s += ', "weights": [' + ', '.join(f'<w{j}>' for j in range(1, k+1)) + ']'
+    "A short, valid JSON example of the reply's form for `n` units and `k` sub-dimensions (values alternate; they mean nothing)."
+    bits = lambda i: [(i + j + 1) % 2 for j in range(k)]
+    rows = [json.dumps(bits(i)[0] if k == 1 else bits(i)) for i in range(n)]
+    s = '{"verdicts": [' + ', '.join(rows) + ']'
+    if weights: s += ', "weights": [' + ', '.join([f'{1/k:.2g}'] * k) + ']'
     return s + '}'
+
+def _example_lines(n:int, k:int, weights:bool) -> str:
+    "The same example in the line form (`U1: 1`, one line per unit; `W:` weights last)."
+    bits = lambda i: [(i + j + 1) % 2 for j in range(k)]
+    lines = [f'U{i+1}: ' + ' '.join(map(str, bits(i))) for i in range(n)]
+    return '\n'.join(lines + ([f"W: {' '.join([f'{1/k:.2g}'] * k)}"] if weights else []))
 
 def _schema_verdicts(n:int, k:int, weights:bool) -> dict:
     bit = {'type': 'integer', 'enum': [0, 1]}
@@ -356,8 +383,9 @@ def plan_facts(item:Item, cfg:SealDimension, max_tokens:int=4096) -> Planned:
                    stage='decompose', max_tokens=max_tokens, schema=_strings_schema(*FACT_KEYS))
 
 def plan_verify(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], blocks:list[dict],
-                want_weights:bool, max_tokens:int=1024, unit_label:str|None=None, fact_ids:Sequence[str]|None=None) -> Planned:
-    "Stages 2–3: binary decisions for every unit (and weights when `want_weights`); `fact_ids` switches to the support format."
+                want_weights:bool, max_tokens:int=1024, unit_label:str|None=None, fact_ids:Sequence[str]|None=None,
+                json_reply:bool=True) -> Planned:
+    "Stages 2–3: binary decisions for every unit (and weights when `want_weights`); `fact_ids` switches to the support format; `json_reply=False` asks for `U1: 1` lines."
     common = dict(dimension=dim.name, definition=dim.definition, output_label=cfg.output_label, unit_label=unit_label or cfg.unit_label,
                   inputs=blocks, units=list(units), sub_dimensions=_sub_lines(cfg))
     n = len(units)
@@ -368,14 +396,17 @@ def plan_verify(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str]
                   'required': ['support'], 'additionalProperties': False}
         return Planned(template='verify_support', vars={**common, 'example': ex}, stage='verify', max_tokens=max_tokens, schema=schema)
     k = len(cfg.sub_dimensions)
-    return Planned(template='verify_units', vars={**common, 'want_weights': want_weights, 'example': _example_verdicts(n, k, want_weights)},
+    if not json_reply:
+        return Planned(template='verify_units', vars={**common, 'want_weights': want_weights, 'json_reply': False, 'example': _example_lines(n, k, want_weights)},
+                       stage='verify', max_tokens=max_tokens, schema=_schema_verdicts(n, k, want_weights))
+    return Planned(template='verify_units', vars={**common, 'want_weights': want_weights, 'json_reply': True, 'example': _example_verdicts(n, k, want_weights)},
                    stage='verify', max_tokens=max_tokens, schema=_schema_verdicts(n, k, want_weights))
 
 def plan_rate(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], blocks:list[dict], whole:bool,
               scale:tuple[int,int]=(1, 5), max_tokens:int=512, unit_label:str|None=None) -> Planned:
     "A rating on `scale` for every unit (the ablation without sub-dimension verification, and holistic evaluation)."
     n, (lo, hi) = len(units), scale
-    ex = '{"ratings": [' + ', '.join(['<%d-%d>' % (lo, hi)]*min(n, 3)) + (', ...' if n > 3 else '') + ']}'
+    ex = '{"ratings": [' + ', '.join(str(hi - (i % (hi - lo + 1))) for i in range(n)) + ']}'
     schema = {'type': 'object', 'properties': {'ratings': {'type': 'array', 'minItems': n, 'maxItems': n,
               'items': {'type': 'integer', 'minimum': lo, 'maximum': hi}}}, 'required': ['ratings'], 'additionalProperties': False}
     v = dict(dimension=dim.name, definition=dim.definition, output_label=cfg.output_label, unit_label=unit_label or cfg.unit_label,
@@ -400,6 +431,12 @@ def _threshold(cfg:SealDimension, dim:str, threshold) -> int:
     if threshold is None: return cfg.threshold
     if isinstance(threshold, dict): return int(threshold.get(dim, cfg.threshold))
     return int(threshold)
+
+def _echoes_example(text:str|None, example:str|None) -> bool:
+    "Whether a reply's JSON is exactly the example the prompt showed (kept as a note: a small judge may copy it)."
+    if not text or not example: return False
+    try: return extract_json(text)[0] == json.loads(example)
+    except ValueError: return False
 
 def _resp_status(resp) -> str|None:
     "A judge-side failure reason, or None when the judge produced text."
@@ -429,6 +466,7 @@ def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **opti
     jname = judge.name
     mt = lambda default: int(max_tokens) if max_tokens is not None else default
     send = lambda planned, desc: _send(judge, planned, desc, json_schema, temperature, seed)
+    json_reply = bool(getattr(judge, 'supports_json_schema', False)) and json_schema   # else the verdicts are asked as `U1: 1` lines
 
     # instantiations of the requested dimensions
     allcfg, cfgs, skipped = load_instantiations(config), {}, []
@@ -497,7 +535,8 @@ def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **opti
                 if holistic == 'rating' or not verify:
                     p = plan_rate(it, d, c, units, blocks, whole=True, scale=scale, max_tokens=mt(512), unit_label=c.output_label)
                 else:
-                    p = plan_verify(it, d, c, units, blocks, want_weights=len(c.sub_dimensions) > 1, max_tokens=mt(1024), unit_label=c.output_label)
+                    p = plan_verify(it, d, c, units, blocks, want_weights=len(c.sub_dimensions) > 1, max_tokens=mt(1024), unit_label=c.output_label,
+                                    json_reply=json_reply)
             else:
                 blocks = input_blocks(it, c, c.inputs, facts)
                 if not verify:
@@ -506,7 +545,7 @@ def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **opti
                     ids = [f'c{i}' for i in range(1, len(facts['source_facts']) + 1)]
                     p = plan_verify(it, d, c, units, blocks, want_weights=False, max_tokens=mt(2048), fact_ids=ids)
                 else:
-                    p = plan_verify(it, d, c, units, blocks, want_weights=len(c.sub_dimensions) > 1, max_tokens=mt(1024))
+                    p = plan_verify(it, d, c, units, blocks, want_weights=len(c.sub_dimensions) > 1, max_tokens=mt(1024), json_reply=json_reply)
             plan2.setdefault(p.rid, p)
             units_art.append(info); jobs.append((it, d, c, p, units, None, info))
     resp2 = send(plan2, 'seal: verify')
@@ -518,6 +557,7 @@ def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **opti
         base = {'request': p.rid, 'mode': info['mode'], 'n_units': len(units)}
         if p.stage == 'rate':
             parsed = _fail(st) if st else parse_ratings(resp.text, len(units), *scale)
+            if parsed.ok and _echoes_example(resp.text, p.vars.get('example')): parsed.notes['same_as_example'] = True
             for i in range(len(units)):
                 v = parsed.value[i] if parsed.ok else None
                 answers.append(_answer(resp, None if v is None else float(v), parsed.status, it, d.name, variant, jname, qid=f'u{i+1}',
@@ -528,6 +568,7 @@ def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **opti
             parsed = _fail(st) if st else parse_support(resp.text, len(units), [f'c{i}' for i in range(1, len(info['facts']['source_facts'])+1)])
         else:
             parsed = _fail(st) if st else parse_verdicts(resp.text, len(units), k, want_weights=p.vars.get('want_weights', False))
+        if parsed.ok and _echoes_example(resp.text, p.vars.get('example')): parsed.notes['same_as_example'] = True
         notes = dict(parsed.notes); raw_w = notes.pop('weights_raw', None)
         unit_status = notes.pop('unit_status', None); cited = notes.pop('cited', None)
         # weights
