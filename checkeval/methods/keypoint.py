@@ -77,6 +77,8 @@ class ReplyError(ValueError):
 # %% ../../nbs/14_keypoint.ipynb #3b739719
 _LIST_LINE = re.compile(r'^\s*(?:\d{1,3}\s*[.:)\-–]|[-*•])\s+(?:\[[ xX]?\]\s*)?(.+?)\s*$', re.M)
 
+_ECHO = re.compile(r'(\.\.\.|…)\s*\?$')     # "Does the text say that ...?": the prompt's form copied back, not a question
+
 def _clean_item(s:str) -> str:
     return re.sub(r'\s+', ' ', re.sub(r'^\*\*|\*\*$', '', str(s).strip())).strip()
 
@@ -98,6 +100,8 @@ def parse_checklist(text:str|None) -> list[str]:
     if not items: raise ReplyError('no checklist items')
     qs = list(dict.fromkeys(q for q in items if q.endswith('?')))
     if not qs: raise ReplyError('no yes/no questions among the items')
+    qs = [q for q in qs if not _ECHO.search(q)]
+    if not qs: raise ReplyError("only the prompt's placeholder questions copied back")
     return qs
 
 # %% ../../nbs/14_keypoint.ipynb #15274bc7
@@ -157,6 +161,10 @@ def _schema_constraint(judge, schema:dict):
     from checkeval.judges import Constraint
     return Constraint(json_schema=schema)
 
+def _json_reply(judge) -> bool:
+    "Ask for JSON where the backend enforces a schema; otherwise for the plain numbered lines the parsers read as well."
+    return bool(getattr(judge, 'supports_json_schema', False))
+
 def checklist_request(judge, criterion:str, text:str|None=None, language:str='en', definitions:dict|None=None,
                       task:str|None=None, max_tokens:int=1024, temperature:float=0.0):
     "The generation request: from `text` (reference/candidate-guided) or, when `text` is None, from the criterion alone."
@@ -164,9 +172,9 @@ def checklist_request(judge, criterion:str, text:str|None=None, language:str='en
     name, definition = criterion_definitions(language, definitions)[criterion]
     if text is None:
         task = task or ('resumo' if language == 'pt' else 'summary')
-        msgs = render(_template('generate_criterion', language), criterion=name, definition=definition, task=task)
+        msgs = render(_template('generate_criterion', language), criterion=name, definition=definition, task=task, json_reply=_json_reply(judge))
     else:
-        msgs = render(_template('generate', language), criterion=name, definition=definition, text=text)
+        msgs = render(_template('generate', language), criterion=name, definition=definition, text=text, json_reply=_json_reply(judge))
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
                         constraint=_schema_constraint(judge, CHECKLIST_SCHEMA))
 
@@ -176,10 +184,11 @@ def evaluation_request(judge, criterion:str, checklist:Sequence[str], text:str, 
     from checkeval.judges import JudgeRequest
     name, definition = criterion_definitions(language, definitions)[criterion]
     if reference is None:
-        msgs = render(_template('evaluate', language), criterion=name, definition=definition, checklist=list(checklist), text=text)
+        msgs = render(_template('evaluate', language), criterion=name, definition=definition, checklist=list(checklist), text=text,
+                      json_reply=_json_reply(judge))
     else:
         msgs = render(_template('evaluate_criterion', language), criterion=name, definition=definition,
-                      checklist=list(checklist), text=text, reference=reference)
+                      checklist=list(checklist), text=text, reference=reference, json_reply=_json_reply(judge))
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
                         constraint=_schema_constraint(judge, answers_schema(language)))
 
