@@ -212,7 +212,7 @@ def parse_verdicts(text:str|None, n_units:int, n_sub:int, want_weights:bool=Fals
     obj, status, notes = _get(text, ['verdicts'], optional=['weights'] if want_weights else [])
     if obj is None:
         obj = verdict_lines(text, n_sub)
-        if obj is None: return _fail(status, notes)
+        if obj is None: return _fail(f'{status}, nor U1: lines' if text and text.strip() else status, notes)
         notes = {'format': 'lines'}
     v = obj['verdicts']
     if not isinstance(v, list): return _fail(f'"verdicts" must be a list, got {type(v).__name__}', notes)
