@@ -17,12 +17,12 @@ def cli_env(tmp_path_factory):
             'CHECKEVAL_RUNS': str(tmp/'runs'), 'CHECKEVAL_CACHE': str(tmp/'cache')}
 
 
-def run_cli(args, env, cmd=CLI, timeout:int=600, json_out:bool=True):
-    """Run `cmd + args` from the repository root; it must exit 0 (else the test fails with its stderr).
+def run_cli(args, env, cmd=CLI, timeout:int=600, json_out:bool=True, returncode:int=0):
+    """Run `cmd + args` from the repository root; it must exit with `returncode` (else the test fails with its stderr).
 
     Returns the JSON summary the command prints on its last stdout line, or the whole stdout with `json_out=False`."""
     r = subprocess.run(list(cmd) + list(args), cwd=ROOT, capture_output=True, text=True, env=env, timeout=timeout)
-    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.returncode == returncode, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1]) if json_out else r.stdout
 
 

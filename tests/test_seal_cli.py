@@ -79,6 +79,6 @@ def test_ablation_option_makes_its_own_variant(tmp_path):
     info, res = evaluate('seal', 'topical_chat', judge, limit=1, dimensions=['naturalness'], root=tmp_path, weighting='uniform')
     path, answers, judgments, meta = records({'run': str(info.path)})
     assert path.name.startswith('weighting=uniform')
-    assert {a['variant'] for a in answers} == {j['variant'] for j in judgments} == {path.name}
+    assert {a['variant'] for a in answers} == {j['variant'] for j in judgments} == {path.name.partition('--')[0]}   # folder: <variant>--<run key>
     assert meta['config']['options'] == {'weighting': 'uniform'}
     assert judgments[0]['score'] == pytest.approx(0.8)
