@@ -82,8 +82,8 @@ _ECHO = re.compile(r'(\.\.\.|…)\s*\?$')     # "Does the text say that ...?": t
 def _clean_item(s:str) -> str:
     return re.sub(r'\s+', ' ', re.sub(r'^\*\*|\*\*$', '', str(s).strip())).strip()
 
-def parse_checklist(text:str|None) -> list[str]:
-    "The checklist questions in a generation reply (JSON or a numbered/bulleted list); `ReplyError` when there are none."
+def parse_checklist(text:str|None, echo:str='') -> list[str]:
+    "The checklist questions in a generation reply (JSON or a numbered/bulleted list); `ReplyError` when there are none. Questions copied from `echo` (the prompt) are dropped."
     if text is None: raise ReplyError('no reply')
     if not str(text).strip(): raise ReplyError('empty reply')
     obj, items = extract_json(text, objects_only=False)[0], None
@@ -100,7 +100,7 @@ def parse_checklist(text:str|None) -> list[str]:
     if not items: raise ReplyError('no checklist items')
     qs = list(dict.fromkeys(q for q in items if q.endswith('?')))
     if not qs: raise ReplyError('no yes/no questions among the items')
-    qs = [q for q in qs if not _ECHO.search(q)]
+    qs = [q for q in qs if not _ECHO.search(q) and not (echo and q in echo)]
     if not qs: raise ReplyError("only the prompt's placeholder questions copied back")
     return qs
 
@@ -267,13 +267,15 @@ def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **
     reqs = [checklist_request(judge, lists[k]['criterion'], lists[k]['_text'], lang, definitions,
                               task=options.get('task'), max_tokens=mt_gen) for k in order]
     resps = judge.generate(reqs, desc='keypoint: checklists') if reqs else []
-    for k,r in zip(order, resps):
-        cl = lists[k]; cl.pop('_text')
+    for k,r,req in zip(order, resps, reqs):
+        cl = lists[k]; text = cl.pop('_text')
+        echo = '\n'.join(m['content'] for m in req.messages)
+        if text: echo = echo.replace(text, '')             # the prompt's own words, not the text it shows
         cl.update(raw_text=r.text, cache_key=r.cache_key, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens,
                   _response=r)
         if r.error: cl.update(questions=[], status=f'judge error: {r.error}')
         else:
-            try: cl.update(questions=parse_checklist(r.text), status='ok')
+            try: cl.update(questions=parse_checklist(r.text, echo), status='ok')
             except ReplyError as e: cl.update(questions=[], status=str(e))
 
     # stage 2: evaluate the other text against each usable checklist
