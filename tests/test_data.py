@@ -2,12 +2,13 @@
 
 Every test that needs a file writes it itself (tmp_path, a fake mirror, a fake catalog, a local
 HTTP server on 127.0.0.1); the last group reads the real mirror when it is present."""
-import functools, hashlib, http.server, json, os, pickle, subprocess, sys, threading, time
+import contextlib, functools, hashlib, http.server, json, os, pickle, subprocess, sys, threading, time
 from pathlib import Path
 
 import pytest
 
-from checkeval import data
+from checkeval import data, settings
+from checkeval.data import storage
 from checkeval.core import DataError
 
 REAL_MIRROR = data.mirror_dir()
@@ -104,14 +105,14 @@ def test_corrupted_cache_file_is_reported(env):
     with pytest.raises(DataError, match='checksum mismatch'): data.resolve('raw/a.txt')
 
 def test_verification_is_cached_by_size_and_mtime(env, monkeypatch):
-    monkeypatch.setattr(data, 'ALWAYS_HASH_BYTES', 0)   # treat the file as large: the record decides
+    monkeypatch.setattr(storage, 'ALWAYS_HASH_BYTES', 0)   # treat the file as large: the record decides
     env.add('raw/a.txt', b'hello')
     calls = []
     real = data.sha256_file
-    monkeypatch.setattr(data, 'sha256_file', lambda p, *a: calls.append(p) or real(p, *a))
+    monkeypatch.setattr(storage, 'sha256_file', lambda p, *a: calls.append(p) or real(p, *a))
     data.resolve('raw/a.txt'); data.resolve('raw/a.txt')
     assert len(calls) == 1
-    data._VERIFIED.clear(); data._RECORD.update(path=None, data=None)   # a new process: the record on disk is enough
+    storage._VERIFIED.clear(); storage._RECORD.update(path=None, data=None)   # a new process: the record on disk is enough
     data.resolve('raw/a.txt')
     assert len(calls) == 1 and (env.cache/'raw'/'.verified.json').is_file()
     p = env.mirror/'raw'/'a.txt'; st = p.stat()
@@ -132,29 +133,29 @@ def test_small_file_changed_in_place_same_size_and_mtime_is_caught(env, monkeypa
     with pytest.raises(DataError, match='checksum mismatch'): data.resolve('raw/a.txt')
 
 def test_large_file_changed_in_place_is_caught_by_ctime(env, monkeypatch):
-    monkeypatch.setattr(data, 'ALWAYS_HASH_BYTES', 0)
+    monkeypatch.setattr(storage, 'ALWAYS_HASH_BYTES', 0)
     env.add('raw/a.txt', b'hello')
     data.resolve('raw/a.txt')
     calls = []
     real = data.sha256_file
-    monkeypatch.setattr(data, 'sha256_file', lambda p, *a: calls.append(p) or real(p, *a))
+    monkeypatch.setattr(storage, 'sha256_file', lambda p, *a: calls.append(p) or real(p, *a))
     data.resolve('raw/a.txt'); assert calls == []            # the record is trusted while nothing changed
     time.sleep(0.01)
     rewrite_in_place(env.mirror/'raw'/'a.txt', b'hellO')
     for fresh_process in (False, True):
-        if fresh_process: data._VERIFIED.clear(); data._RECORD.update(path=None, data=None)
+        if fresh_process: storage._VERIFIED.clear(); storage._RECORD.update(path=None, data=None)
         with pytest.raises(DataError, match='checksum mismatch'): data.resolve('raw/a.txt')
     rec = json.loads((env.cache/'raw'/'.verified.json').read_text())
     assert {'ctime_ns', 'inode'} <= set(next(iter(rec.values())))
 
 def test_record_without_ctime_is_not_trusted(env, monkeypatch):
-    monkeypatch.setattr(data, 'ALWAYS_HASH_BYTES', 0)
+    monkeypatch.setattr(storage, 'ALWAYS_HASH_BYTES', 0)
     env.add('raw/a.txt', b'hello')
     p = env.mirror/'raw'/'a.txt'; st = p.stat()
     # a record in the old format (size + mtime only) for a file that no longer matches
     (env.cache/'raw').mkdir(parents=True, exist_ok=True)
     (env.cache/'raw'/'.verified.json').write_text(json.dumps({str(p.resolve()): {'size': 5, 'mtime_ns': st.st_mtime_ns, 'sha256': sha(b'hello')}}))
-    rewrite_in_place(p, b'hellO'); data._RECORD.update(path=None, data=None)
+    rewrite_in_place(p, b'hellO'); storage._RECORD.update(path=None, data=None)
     with pytest.raises(DataError, match='checksum mismatch'): data.resolve('raw/a.txt')
 
 def test_packaged_weights_are_checked(monkeypatch, tmp_path):
@@ -357,7 +358,7 @@ def test_check_all_statuses(env):
 # ---------------------------------------------------------------- the real catalog and mirror
 
 def test_package_copy_of_catalog_matches_data_catalog():
-    root = data.repo_root()
+    root = settings.repo_root()
     assert (root/'data'/'catalog.json').read_bytes() == (root/'checkeval'/'resources'/'catalog.json').read_bytes()
 
 def test_empty_mirror_fresh_process_fails_clearly(tmp_path):
@@ -406,10 +407,7 @@ def test_recorded_judgments_and_artefacts_from_the_mirror():
     q = data.load_checkeval_questions('topical_chat', 'groundedness', 'elaboration')
     assert q['sub_aspect'] and 'topical_chat' in q['definition']
     assert set(data.load_checkeval_geval_prompt('summeval')) == {'coherence', 'consistency', 'fluency', 'relevance'}
-    assert len(data.interacteval_files('coherence')['samples']) == 4
-    assert data.interacteval_prompt('question_generation')['user']
-    assert data.check_eval_prompt('geval_consistency') and data.rocketeval_template('create')
-    with pytest.raises(DataError, match='unknown InteractEval step'): data.interacteval_prompt('nope')
+    assert not any(hasattr(data, n) for n in ('interacteval_files', 'check_eval_prompt', 'rocketeval_template'))   # beside their methods now
 
 @needs_mirror
 def test_dataset_summary_from_the_mirror():
@@ -436,13 +434,78 @@ def test_derived_recipes_reproduce_the_mirror(tmp_path, monkeypatch):
     finally: data.clear_caches()
 
 def test_outside_a_checkout_uses_packaged_catalog_and_home_cache(monkeypatch, tmp_path):
-    monkeypatch.setattr(data, 'repo_root', lambda: None)
+    monkeypatch.setattr(settings, 'repo_root', lambda: None)
     for k in (data.ENV_MIRROR, data.ENV_CACHE, data.ENV_CATALOG): monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv('HOME', str(tmp_path))
     data.clear_caches()
     try:
-        assert data.catalog_path() == Path(data.__file__).resolve().parent/'resources'/'catalog.json'
-        assert data.cache_dir() == tmp_path/'.cache'/'checkeval'/'raw'
+        assert data.catalog_path() == Path(settings.__file__).resolve().parent/'resources'/'catalog.json'
+        assert data.raw_data_dir() == tmp_path/'.cache'/'checkeval'/'raw'
+        assert settings.cache_dir() == tmp_path/'.cache'/'checkeval'/'cache'
         assert data.mirror_dir() is None
         assert len(data.manifest()) == len(json.loads(data.catalog_path().read_text())['files'])
     finally: data.clear_caches()
+
+
+# ---------------------------------------------------------------- model-response benchmarks (RocketEval)
+
+@needs_mirror
+@pytest.mark.parametrize('name, n_items, n_groups, n_models', [('alpacaeval', 22*805 - 1, 805, 22), ('arena_hard', 22*500, 500, 22),
+                                                                ('mt_bench_responses', 9*160, 160, 9)])
+def test_response_benchmarks_from_the_mirror(name, n_items, n_groups, n_models):
+    data.clear_caches()
+    with pytest.warns() if name == 'alpacaeval' else contextlib.nullcontext(): items = data.load_benchmark(name)
+    assert (len(items), len({i.group_id for i in items}), len({i.system_id for i in items})) == (n_items, n_groups, n_models)
+    assert all(i.item_id == f'{i.group_id}/{i.system_id}' and i.meta['split'] in ('train', 'test') for i in items)
+    elo = {**data.load_arena_elo(data.ARENA_NAMES[name], 'train').set_index('model').rating.to_dict(),
+           **data.load_arena_elo(data.ARENA_NAMES[name], 'test').set_index('model').rating.to_dict()}
+    assert all(i.meta['elo'] == elo[i.system_id] for i in items)      # every model has its Arena Elo
+    f = data.load_frame(name)
+    assert {'split', 'elo', 'defect'} <= set(f.columns) and f.item_id.is_unique
+
+@needs_mirror
+def test_alpacaeval_defects_are_reported_not_dropped():
+    data.clear_caches()
+    with pytest.warns(data.DataWarning, match=r'llama-2-70b-chat has 804 of 805 responses.*gemma-2b-it has 22 empty outputs'):
+        items = data.load_benchmark('alpacaeval')
+    empty = [i for i in items if i.meta['defect'] == 'empty output']
+    assert len(empty) == 22 and {i.system_id for i in empty} == {'gemma-2b-it'} and all(not i.output.strip() for i in empty)
+    d = data.benchmark_defects('alpacaeval')
+    missing = d[d.defect == 'missing response']
+    assert missing[['system_id']].values.ravel().tolist() == ['llama-2-70b-chat'] and missing.item_id.isna().all()
+    assert data.dataset_summary().set_index('benchmark').loc['alpacaeval', 'defects'] == 23
+
+def write_wildbench_export(d: Path):
+    "A synthetic export of the WildBench release: 3 sessions, 2 models (one in RocketEval's Elo files, one not)."
+    (d/'model_outputs').mkdir(parents=True)
+    rows = [dict(session_id=f's{k}', conversation_input=[dict(role='user', content=f'Question {k}?')], checklist=[f'Check {k}'],
+                 primary_tag='Info', references={'gpt-4': f'Answer {k}.'}) for k in range(3)]
+    (d/'wildbench.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows))
+    (d/'model_outputs'/'gpt-4-turbo-2024-04-09.json').write_text(json.dumps([dict(session_id=f's{k}', output=[f'Reply {k}']) for k in range(3)]))
+    (d/'model_outputs'/'local-model.json').write_text(json.dumps([dict(session_id='s0', output='Mine'), dict(session_id='s2', output=[''])]))
+
+@needs_mirror
+def test_wildbench_from_a_synthetic_export(tmp_path, monkeypatch):
+    write_wildbench_export(tmp_path/'wb')
+    monkeypatch.setenv(settings.ENV_WILDBENCH, str(tmp_path/'wb')); data.clear_caches()
+    try:
+        with pytest.warns(data.DataWarning, match='local-model has 2 of 3 responses'): items = data.load_benchmark('wildbench')
+        assert [i.item_id for i in items] == ['s0/gpt-4-turbo-2024-04-09', 's1/gpt-4-turbo-2024-04-09', 's2/gpt-4-turbo-2024-04-09',
+                                              's0/local-model', 's2/local-model']
+        gpt = items[0]
+        assert (gpt.source, gpt.references, gpt.meta['checklist'], gpt.meta['split']) == ('Question 0?', ['Answer 0.'], ['Check 0'], 'test')
+        assert gpt.meta['elo'] == data.load_arena_elo('wildbench', 'test').set_index('model').rating['gpt-4-turbo-2024-04-09']
+        assert items[-1].meta == {**items[-1].meta, 'split': None, 'elo': None, 'defect': 'empty output'}
+        assert data.defect_counts('wildbench') == {'empty output': 1, 'missing response': 1}
+        assert set(data.benchmark_files('wildbench')) == {str(tmp_path/'wb'/'wildbench.jsonl')} | {str(p) for p in (tmp_path/'wb'/'model_outputs').glob('*.json')}
+    finally: data.clear_caches()
+
+def test_wildbench_without_export_says_what_to_download(tmp_path, monkeypatch):
+    monkeypatch.delenv(settings.ENV_WILDBENCH, raising=False); data.clear_caches()
+    with pytest.raises(DataError, match='CHECKEVAL_WILDBENCH is not set.*allenai/WildBench.*model_outputs') as e: data.load_benchmark('wildbench')
+    assert '\n' not in str(e.value)
+    monkeypatch.setenv(settings.ENV_WILDBENCH, str(tmp_path))
+    with pytest.raises(DataError, match='has no wildbench.jsonl'): data.load_benchmark('wildbench')
+    r = subprocess.run([sys.executable, '-m', 'checkeval.cli', 'data', 'show', 'wildbench'], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, settings.ENV_WILDBENCH: ''})
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and 'CHECKEVAL_WILDBENCH' in r.stderr
