@@ -36,7 +36,7 @@ def _latest_run(folder):
     return max(runs, key=lambda p: (p/'meta.json').stat().st_mtime_ns)
 
 
-def test_cold_warm_and_changed_cell(tmp_path):
+def test_cold_warm_and_changed_point(tmp_path):
     env = _env(tmp_path, GRID)
     r, cold = _reproduce(env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -51,7 +51,7 @@ def test_cold_warm_and_changed_cell(tmp_path):
     r, warm = _reproduce(env)
     assert r.returncode == 0 and '0 ran, 2 unchanged' in r.stdout, r.stdout[-2000:]
     assert warm < cold
-    # a changed sample size reruns that cell only
+    # a changed sample size reruns that grid point only
     grid = json.loads(json.dumps(GRID)); grid['blocks'][1]['limit'] = 3
     env = _env(tmp_path, grid)
     r, _ = _reproduce(env, '--only', 'plan')
@@ -60,7 +60,7 @@ def test_cold_warm_and_changed_cell(tmp_path):
     assert r.returncode == 0 and '1 ran, 1 unchanged' in r.stdout, r.stdout[-2000:]
     run = _latest_run(tmp_path/'runs'/'summeval'/'checkeval'/'tiny')
     assert len(json.loads((run/'meta.json').read_text())['config']['item_ids']) == 3
-    # a file of the cell's run changed by someone else (not meta.json): the cell is no longer unchanged
+    # a file of the point's run changed by someone else (not meta.json): the point is no longer unchanged
     with open(run/'answers.jsonl', 'a') as f: f.write('\n')
     r, _ = _reproduce(env, '--only', 'plan')
     assert 'output changed' in r.stdout, r.stdout
@@ -99,7 +99,7 @@ def test_kernel_shutdown_sends_no_interrupt(monkeypatch):
     "jupyter_client interrupts a kernel before shutting it down; papermill's kernels are idle then, and the SIGINT logs an ERROR line."
     import asyncio
     from jupyter_client.manager import AsyncKernelManager
-    from checkeval.reproduce import kernel_manager_class
+    from checkeval.gridrun import kernel_manager_class
     calls = []
     orig = AsyncKernelManager._async_interrupt_kernel
     async def counting(self): calls.append(1); return await orig(self)
@@ -120,11 +120,11 @@ def test_kernel_shutdown_sends_no_interrupt(monkeypatch):
 def test_papermill_run_log_has_no_error_lines(tmp_path):
     "A successful papermill run through the runner's kernel manager leaves no ERROR line from the kernel."
     import nbformat, papermill as pm
-    from checkeval.reproduce import kernel_manager_class
+    from checkeval.gridrun import kernel_manager_class
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('import time\nx = 1')])
     nb.metadata['kernelspec'] = {'name': 'python3', 'language': 'python', 'display_name': 'python3'}
     src = tmp_path/'a.ipynb'; nbformat.write(nb, src)
-    code = ('import papermill as pm, sys\nfrom checkeval.reproduce import kernel_manager_class\n'
+    code = ('import papermill as pm, sys\nfrom checkeval.gridrun import kernel_manager_class\n'
             f'for i in range(3): pm.execute_notebook({str(src)!r}, {str(tmp_path/"b.ipynb")!r}, progress_bar=False, '
             'kernel_manager_class=kernel_manager_class())\n')
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -132,7 +132,7 @@ def test_papermill_run_log_has_no_error_lines(tmp_path):
     assert 'ERROR' not in r.stderr and 'KeyboardInterrupt' not in r.stderr, r.stderr[-2000:]
 
 
-def test_paid_cell_needs_confirmation(tmp_path):
+def test_paid_point_needs_confirmation(tmp_path):
     judges = {'judges': {'paid-judge': {'backend': 'openai', 'model': 'some-model', 'base_url': 'http://127.0.0.1:9/v1',
                                         'api_key_env': 'CHECKEVAL_TEST_NO_KEY', 'price_in': 2.5, 'price_out': 10.0}}}
     grid = {'blocks': [{'name': 'paid', 'benchmarks': ['summeval'], 'methods': ['checkeval'], 'judges': ['paid-judge'],
