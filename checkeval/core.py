@@ -9,11 +9,13 @@ from __future__ import annotations
 import json, math, re
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, TypeVar
+import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from .settings import repo_root   # kept here for callers of checkeval.core.repo_root
 
 # %% auto #0
-__all__ = ['STAGES', 'R', 'DataError', 'repo_root', 'Record', 'Dimension', 'Question', 'Checklist', 'Item', 'Answer', 'Judgment',
-           'iter_jsonl', 'read_jsonl', 'write_jsonl', 'to_frame']
+__all__ = ['STAGES', 'R', 'DataError', 'Record', 'Dimension', 'Question', 'Checklist', 'Item', 'Answer', 'Judgment', 'iter_jsonl',
+           'read_jsonl', 'write_jsonl', 'to_frame']
 
 # %% ../nbs/00_core.ipynb #319d21c3
 class DataError(ValueError):
@@ -35,23 +37,6 @@ def _field_of(err:ValidationError) -> str:
 def _msg_of(err:ValidationError) -> str:
     e = err.errors()[0]
     return f"{e.get('msg')} (got {e.get('input')!r:.80})" if 'input' in e else e.get('msg')
-
-# %% ../nbs/00_core.ipynb #6ca78fcb
-_HERE = Path(__file__).resolve().parent if '__file__' in globals() else Path.cwd().resolve()
-
-def _is_checkout(d:Path) -> bool:
-    "Whether `d` is a checkeval checkout (its `pyproject.toml` names the project, with `checkeval/` and `nbs/` beside it)."
-    p = d/'pyproject.toml'
-    if not (p.is_file() and (d/'checkeval').is_dir() and (d/'nbs').is_dir()): return False
-    try: return re.search(r'(?m)^name\s*=\s*"checkeval"', p.read_text(encoding='utf-8')) is not None
-    except OSError: return False
-
-def repo_root() -> Path|None:
-    "The checkeval checkout the package was imported from (or the working directory lies in), else None."
-    for start in (_HERE, Path.cwd().resolve()):
-        for d in (start, *start.parents):
-            if _is_checkout(d): return d
-    return None
 
 # %% ../nbs/00_core.ipynb #6e23eb7f
 class Record(BaseModel):
@@ -262,5 +247,4 @@ def write_jsonl(path, records:Iterable, append:bool=False) -> Path:
 # %% ../nbs/00_core.ipynb #7f56a7ea
 def to_frame(records:Sequence[Record]):
     "A pandas DataFrame with one row per record (nested `meta` kept as dicts)."
-    import pandas as pd
     return pd.DataFrame([r.model_dump() for r in records])

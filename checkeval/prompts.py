@@ -11,26 +11,11 @@ from functools import lru_cache
 from pathlib import Path
 import yaml
 from jinja2 import Environment, StrictUndefined, TemplateError
-from .core import DataError, repo_root
+from .core import DataError
+from .settings import prompt_dirs
 
 # %% auto #0
-__all__ = ['prompt_dirs', 'PromptTemplate', 'find_template', 'load_template', 'list_templates', 'render', 'fence', 'numbered']
-
-# %% ../nbs/02_prompts.ipynb #dbf0cfc6
-_repo_root = repo_root  # kept for callers of the old name
-
-def prompt_dirs() -> list[Path]:
-    "Directories searched for templates, highest priority first."
-    dirs = []
-    if os.environ.get('CHECKEVAL_PROMPTS'): dirs.append(Path(os.environ['CHECKEVAL_PROMPTS']))
-    root = _repo_root()
-    if root is not None: dirs += [root/'configs'/'prompts', root/'checkeval'/'prompts']
-    import checkeval
-    dirs.append(Path(checkeval.__file__).parent/'prompts')
-    seen, res = set(), []
-    for d in dirs:
-        if d.resolve() not in seen: seen.add(d.resolve()); res.append(d)
-    return res
+__all__ = ['PromptTemplate', 'find_template', 'load_template', 'list_templates', 'render', 'fence', 'numbered']
 
 # %% ../nbs/02_prompts.ipynb #c543f9c0
 _env = Environment(undefined=StrictUndefined, keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)

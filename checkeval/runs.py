@@ -6,46 +6,88 @@ Docs: https://checkeval.github.io/checkeval/runs.html.md"""
 
 # %% ../nbs/04_runs.ipynb #dcf90b27
 from __future__ import annotations
-import datetime as _dt, hashlib, importlib, json, numbers, os, platform, random, re, socket, subprocess, sys, time
+import datetime as _dt, hashlib, importlib, json, numbers, os, platform, pkgutil, random, re, socket, subprocess, sys, time
 from collections import Counter
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
+from pydantic import BaseModel, ConfigDict, ValidationError
+from .settings import runs_dir
 from .core import Answer, DataError, Dimension, Item, Judgment, read_jsonl, write_jsonl, to_frame
+from .data import benchmark_files, benchmark_info, load_benchmark
+from .judges import get_judge
 
 # %% auto #0
-__all__ = ['METHOD_MODULES', 'OPTION_TYPES', 'RUN_SETTINGS', 'register_method', 'get_method', 'MethodResult', 'make_answer',
-           'yes_ratio_judgments', 'check_no_secrets', 'canonical_hash', 'git_state', 'package_versions',
-           'data_checksums', 'provenance', 'OptionError', 'check_limit', 'check_options', 'runs_root', 'variant_name',
+__all__ = ['METHODS_PACKAGE', 'OPTION_TYPES', 'RUN_SETTINGS', 'MethodOptions', 'MethodSpec', 'register_method',
+           'discover_methods', 'method_spec', 'get_method', 'list_methods', 'MethodResult', 'make_answer',
+           'yes_ratio_judgments', 'canonical_hash', 'git_state', 'package_versions', 'data_checksums', 'provenance',
+           'OptionError', 'check_limit', 'check_options', 'type_words', 'validate_options', 'runs_root', 'variant_name',
            'run_dir', 'run_key', 'run_lock', 'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments',
-           'select_items', 'RunInfo', 'resolve_dimensions', 'run_summary', 'run_path', 'evaluate']
+           'select_items', 'RunInfo', 'resolve_dimensions', 'run_summary', 'resolve_judge_options', 'run_path',
+           'evaluate']
 
 # %% ../nbs/04_runs.ipynb #9899c1be
-METHOD_MODULES = {
-    'checkeval': 'checkeval.methods.checkeval',
-    'geval': 'checkeval.methods.baselines', 'seeval': 'checkeval.methods.baselines', 'likert': 'checkeval.methods.baselines',
-    'rocketeval': 'checkeval.methods.rocketeval',
-    'seal': 'checkeval.methods.seal',
-    'keypoint': 'checkeval.methods.keypoint',
-    'interacteval': 'checkeval.methods.interacteval',
-}
-_METHODS: dict[str, Callable] = {}
+class MethodOptions(BaseModel):
+    "The base of a method's typed options: unknown names and values of the wrong type are refused (strictly: no `'4'` for `4`)."
+    model_config = ConfigDict(extra='forbid', strict=True, arbitrary_types_allowed=True)
 
-def register_method(name:str):
-    "Decorator: register `fn(items, judge, dimensions, **options) -> MethodResult` as method `name`."
+# %% ../nbs/04_runs.ipynb #de24a818
+@dataclass(frozen=True)
+class MethodSpec:
+    "A registered method: its function, its options model (None: the method checks its own options) and the options that name judges."
+    name: str
+    fn: Callable
+    options: type[MethodOptions]|None = None
+    judges: tuple[str, ...] = ()
+
+_METHODS: dict[str, MethodSpec] = {}
+METHODS_PACKAGE = 'checkeval.methods'
+
+# %% ../nbs/04_runs.ipynb #dcbf6ff4
+def register_method(name:str, options:type[BaseModel]|None=None, judges:Sequence[str]=()):
+    "Decorator: register `fn(items, judge, dimensions, **options) -> MethodResult` as method `name`, with its options model and judge options."
+    judges = (judges,) if isinstance(judges, str) else tuple(judges)
+    if options is not None and not (isinstance(options, type) and issubclass(options, BaseModel)):
+        raise TypeError(f'register_method({name!r}): options must be a pydantic model class (a MethodOptions subclass), not {options!r}')
+    missing = [j for j in judges if options is not None and j not in options.model_fields]
+    if missing: raise TypeError(f'register_method({name!r}): judge option(s) {missing} are not fields of {options.__name__}')
     def _inner(fn):
-        _METHODS[name] = fn
+        _METHODS[name] = MethodSpec(name, fn, options, judges)
         return fn
     return _inner
 
-def get_method(name:str) -> Callable:
-    "The function registered as method `name`, importing its module if needed."
-    if name not in _METHODS and name in METHOD_MODULES:
-        importlib.import_module(METHOD_MODULES[name])
+# %% ../nbs/04_runs.ipynb #bd50d10b
+_DISCOVERED: dict[str, str]|None = None   # after the scan: module → why it could not be imported
+
+def discover_methods(package:str=METHODS_PACKAGE) -> dict[str, str]:
+    "Import every module of the methods package once (they register themselves); returns the modules that failed, with the error."
+    global _DISCOVERED
+    if _DISCOVERED is None:
+        failed = {}
+        for m in pkgutil.iter_modules(importlib.import_module(package).__path__):
+            if m.name.startswith('_'): continue
+            try: importlib.import_module(f'{package}.{m.name}')
+            except Exception as e: failed[f'{package}.{m.name}'] = f'{type(e).__name__}: {e}'
+        _DISCOVERED = failed
+    return _DISCOVERED
+
+def method_spec(name:str) -> MethodSpec:
+    "The registration of method `name` (the methods package is scanned on the first unknown name)."
+    if name not in _METHODS: discover_methods()
     if name not in _METHODS:
-        raise KeyError(f"unknown method {name!r}; known: {', '.join(sorted(set(METHOD_MODULES) | set(_METHODS)))}")
+        broken = '; '.join(f'{m} failed to import ({e})' for m, e in discover_methods().items())
+        raise KeyError(f"unknown method {name!r}; known: {', '.join(list_methods())}" + (f'; {broken}' if broken else ''))
     return _METHODS[name]
+
+def get_method(name:str) -> Callable:
+    "The function registered as method `name`."
+    return method_spec(name).fn
+
+def list_methods() -> list[str]:
+    "The names of the registered methods (after scanning the methods package), those starting with `_` aside."
+    discover_methods()
+    return sorted(n for n in _METHODS if not n.startswith('_'))
 
 # %% ../nbs/04_runs.ipynb #8a79250d
 @dataclass
@@ -84,29 +126,7 @@ def yes_ratio_judgments(answers:Sequence[Answer], n_questions:dict|int|None=None
     return res
 
 # %% ../nbs/04_runs.ipynb #b7488177
-def _secret_error(msg:str) -> ValueError:
-    from checkeval.judges.types import SecretInConfig   # the judges' error type, so that one `except` catches both checks
-    return SecretInConfig(msg)
-
-# a key is suspicious when one of its `_`/`-` separated parts names a secret ('hf_token', 'api_key'),
-# not when it merely contains the letters ('max_tokens_generate')
-_SECRET_KEY = re.compile(r'(^|[_\-])(api[_\-]?key|apikey|secret|password|passwd|token|authorization|bearer|credentials?)($|[_\-])', re.I)
-_SECRET_VALUE = re.compile(r'^(sk-[A-Za-z0-9_\-]{16,}|sk-proj-|Bearer\s)')
-
-def check_no_secrets(options:dict, where:str='options'):
-    "Raise if a key or value in `options` looks like a secret (secrets come only from the environment)."
-    def walk(d, path):
-        if isinstance(d, dict):
-            for k,v in d.items():
-                p = f'{path}.{k}'
-                if _SECRET_KEY.search(str(k)) and not str(k).endswith('_env') and v not in (None, ''):
-                    raise _secret_error(f'{where}: {p} looks like a secret; pass secrets through environment variables only')
-                walk(v, p)
-        elif isinstance(d, (list, tuple)):
-            for i,v in enumerate(d): walk(v, f'{path}[{i}]')
-        elif isinstance(d, str) and _SECRET_VALUE.search(d):
-            raise _secret_error(f'{where}: {path} looks like a secret; pass secrets through environment variables only')
-    walk(options, where)
+from .judges.types import check_no_secrets   # the one secret check lives in judges.types; runs keeps the name for its callers
 
 # %% ../nbs/04_runs.ipynb #e6a95029
 def canonical_hash(obj) -> str:
@@ -134,11 +154,9 @@ def package_versions(names=_PACKAGES) -> dict:
     return res
 
 def data_checksums(benchmark:str) -> dict:
-    "SHA-256 of the catalogued file a benchmark is loaded from (empty for items passed in by hand)."
-    from checkeval.data import benchmark_info, catalog_entry
-    try: f = benchmark_info(benchmark).file
+    "{file: SHA-256} of every file the benchmark is read from (empty for items passed in by hand, or a benchmark whose files are not there)."
+    try: return benchmark_files(benchmark)
     except DataError: return {}
-    return {f: catalog_entry(f).sha256}
 
 def provenance(config:dict|None=None, data_files:dict|None=None, judge=None) -> dict:
     "A provenance record: git state, config hash, judge, package versions, data checksums, time."
@@ -182,20 +200,57 @@ def check_limit(limit):
     return limit
 
 def check_options(options:dict, method:str|None=None):
-    "Refuse method options of the wrong type (for names several methods share) and run settings passed as options."
+    "Refuse run settings passed as options, and options of the wrong type: by the method's options model when it has one, else by `OPTION_TYPES`."
+    typed = method is not None and method_spec(method).options is not None
     for k, v in options.items():
-        if k in OPTION_TYPES and not OPTION_TYPES[k][0](v):
+        if (k in RUN_SETTINGS or not typed) and k in OPTION_TYPES and not OPTION_TYPES[k][0](v):
             raise OptionError(f"option '{k}': expected {OPTION_TYPES[k][1]}, got {v!r}", k)
         if k in RUN_SETTINGS:
             raise OptionError(f"option '{k}' is a run setting, not an option of method {method or '?'}: pass {k}= to evaluate (CLI: --{k})", k)
+    if typed: validate_options(method, options)
+
+# %% ../nbs/04_runs.ipynb #ee1786ad
+_WORDS = {int: 'an integer', float: 'a number', bool: 'true or false', str: 'a string', type(None): 'null', list: 'a list', dict: 'a mapping'}
+
+def type_words(annotation) -> str:
+    "A type annotation in words: `int | None` → 'an integer or null', `Literal['a', 'b']` → \"one of 'a', 'b'\"."
+    import typing
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated: return type_words(args[0])
+    if origin is typing.Literal: return 'one of ' + ', '.join(map(repr, args))
+    if origin in (typing.Union, getattr(__import__('types'), 'UnionType', None)):
+        return ' or '.join(dict.fromkeys(type_words(a) for a in args))
+    if origin in (list, tuple, set): return f'a list of {type_words(args[0]).removeprefix("a ").removeprefix("an ")}s' if args else 'a list'
+    if origin is dict: return 'a mapping'
+    return _WORDS.get(annotation, getattr(annotation, '__name__', str(annotation)))
+
+def _option_problem(method:str, model:type[BaseModel], e:ValidationError) -> tuple[str, str|None]:
+    "The first problem of an options model's validation error, as one line and the option's name."
+    d = e.errors()[0]
+    name = str(d['loc'][0]) if d['loc'] else None
+    if d['type'] == 'extra_forbidden':
+        return f"unknown option {name!r} for method {method}; valid options: {', '.join(model.model_fields) or '(none)'}", name
+    f = model.model_fields.get(name)
+    want = type_words(f.annotation) if f is not None else d['msg']
+    bounds = {k: getattr(m, k) for m in (f.metadata if f is not None else []) for k in ('gt', 'ge', 'lt', 'le') if getattr(m, k, None) is not None}
+    if bounds.get('gt') == 0 and 'an integer' in want: want, _ = want.replace('an integer', 'a positive integer'), bounds.pop('gt')
+    if bounds: want += ' (' + ', '.join(f"{dict(gt='>', ge='>=', lt='<', le='<=')[k]} {v}" for k, v in bounds.items()) + ')'
+    return f"option {name!r} of method {method}: expected {want}, got {d['input']!r}", name
+
+def validate_options(method:str, options:dict) -> dict:
+    "The keywords method `method` is called with: `options` checked by its options model, with the model's defaults (as given without one)."
+    spec = method_spec(method)
+    if spec.options is None: return dict(options)
+    try: m = spec.options.model_validate(dict(options))
+    except ValidationError as e:
+        msg, name = _option_problem(method, spec.options, e)
+        raise OptionError(msg, name) from None
+    return {k: getattr(m, k) for k in type(m).model_fields}
 
 # %% ../nbs/04_runs.ipynb #c814ed3f
 def runs_root() -> Path:
-    "Where runs live: `$CHECKEVAL_RUNS`, else `data/runs` in the repository (or `~/.cache/checkeval/runs` outside one)."
-    if os.environ.get('CHECKEVAL_RUNS'): return Path(os.environ['CHECKEVAL_RUNS'])
-    from checkeval.core import repo_root as _repo_root
-    root = _repo_root()
-    return (root/'data'/'runs') if root is not None else Path.home()/'.cache'/'checkeval'/'runs'
+    "The old name of `checkeval.settings.runs_dir` (`$CHECKEVAL_RUNS`, else `data/runs` of the checkout), kept for callers; use `runs_dir`."
+    return runs_dir()
 
 def _slug(s:str) -> str: return re.sub(r'[^A-Za-z0-9_.=-]+', '-', str(s)).strip('-') or 'x'
 
@@ -208,14 +263,12 @@ def variant_name(options:dict) -> str:
 def run_dir(benchmark:str, method:str, judge:str, variant:str='default', root=None, key:str|None=None) -> Path:
     "`<root>/<benchmark>/<method>/<judge>/<variant>`, with `--<key>` after the variant when a run key is given."
     name = _slug(variant) + (f'--{key[:12]}' if key else '')
-    return Path(root or runs_root())/_slug(benchmark)/_slug(method)/_slug(judge)/name
+    return Path(root or runs_dir())/_slug(benchmark)/_slug(method)/_slug(judge)/name
 
 # %% ../nbs/04_runs.ipynb #f29b9488
 def _judge_identity(judge) -> tuple[str, str]:
     "(name, model) of a judge object, or of a judge name (built as `evaluate` builds it: the backend may qualify the model id)."
-    if isinstance(judge, str):
-        from checkeval.judges import get_judge
-        judge = get_judge(judge)   # cheap: models load on first use
+    if isinstance(judge, str): judge = get_judge(judge)   # cheap: models load on first use
     return judge.name, getattr(judge, 'model', None) or judge.name
 
 def run_key(method:str, benchmark:str, judge, options:dict|None, dimensions:Sequence, items:Sequence[Item]) -> str:
@@ -297,7 +350,7 @@ def load_run(path) -> tuple[list[Answer], list[Judgment], dict]:
 def load_judgments(root=None, benchmark:str|None=None, method:str|None=None):
     "All judgments under `root` (optionally one benchmark / method) as one DataFrame."
     import pandas as pd
-    root = Path(root or runs_root())
+    root = Path(root or runs_dir())
     frames = []
     for p in sorted(root.glob('*/*/*/*/judgments.jsonl')):
         b, m = p.parts[-5], p.parts[-4]
@@ -336,7 +389,6 @@ class RunInfo:
 
 def resolve_dimensions(benchmark:str, dimensions:Sequence[str|Dimension]|None=None, items:Sequence[Item]|None=None) -> list[Dimension]:
     "The benchmark's `Dimension`s, optionally restricted to `dimensions` (unknown names are an error)."
-    from checkeval.data import benchmark_info
     try: known = {d.name: d for d in benchmark_info(benchmark).dimensions}
     except DataError:
         # a benchmark outside the catalog (a user's own items): its dimensions are the ones named, else the items' score keys
@@ -365,6 +417,29 @@ def run_summary(answers:Sequence[Answer], usage:dict|None=None, top:int=3) -> di
                 cached=(usage or {}).get('cached'), requests=(usage or {}).get('requests'), sent=(usage or {}).get('sent'))
 
 # %% ../nbs/04_runs.ipynb #95036f70
+def resolve_judge_options(method:str, kwargs:dict, judge, make_judge:Callable|None=None) -> dict:
+    """`kwargs` with each judge option of `method` (its `judges=`) turned from name(s) into `Judge` objects: the run's `judge` for
+    its own name, else `make_judge(name)` (default `get_judge`); None stays None; a list or a comma-separated string gives a list."""
+    spec = method_spec(method)
+    if not spec.judges: return kwargs
+    if make_judge is None: from checkeval.judges import get_judge as make_judge
+    built = {getattr(judge, 'name', None): judge}
+    def one(role, name):
+        if not isinstance(name, str): return name            # a judge object already
+        name = name.strip()
+        if name not in built:
+            try: built[name] = make_judge(name)
+            except KeyError as e: raise OptionError(f"option {role!r} of method {method}: {e.args[0] if e.args else e}", role) from None
+        return built[name]
+    out = dict(kwargs)
+    for role in spec.judges:
+        v = out.get(role)
+        if v is None or v == '': out[role] = None if v == '' else v; continue
+        if isinstance(v, str) and ',' in v: v = [x for x in v.split(',') if x.strip()]
+        out[role] = [one(role, x) for x in v] if isinstance(v, (list, tuple)) else one(role, v)
+    return out
+
+# %% ../nbs/04_runs.ipynb #32095a32
 def _usage_delta(before:dict, after:dict) -> dict:
     "What a judge object spent between two `usage()` snapshots (a judge may serve several runs)."
     return {k: (v - before.get(k, 0) if _is_num(v) and k != 'budget' else v) for k, v in after.items()}
@@ -372,54 +447,58 @@ def _usage_delta(before:dict, after:dict) -> dict:
 def _call_method(fn, method:str, items, judge, dims, options) -> MethodResult:
     try: return fn(items, judge, dims, **options)
     except ValueError as e:
-        # the methods refuse option names they do not know with a plain ValueError: a user's mistake, one line
+        # methods without an options model refuse names they do not know with a plain ValueError: a user's mistake, one line
         if type(e) is ValueError and re.match(r'unknown \w+ options', str(e)): raise OptionError(str(e)) from None
         raise
 
 def _plan(method, benchmark, judge, limit, dimensions, seed, sample, variant, items, options):
-    "Check the request and pick the items: (options, judge, items, dimensions, variant)."
+    "Check the request and pick the items: (items, dimensions, variant, the method's keywords)."
     check_no_secrets(options, 'method options')
     check_options(options, method)
     check_limit(limit)
-    get_method(method)
-    if items is None:
-        from checkeval.data import load_benchmark
-        items = load_benchmark(benchmark)
+    kwargs = validate_options(method, options)
+    if items is None: items = load_benchmark(benchmark)
     items = select_items(items, limit, sample, seed)
     dims = resolve_dimensions(benchmark, dimensions, items)
-    return items, dims, variant or variant_name(options)
+    return items, dims, variant or variant_name(options), kwargs
 
+# %% ../nbs/04_runs.ipynb #9600311d
 def run_path(method:str, benchmark:str, judge, limit:int|None=None, dimensions:Sequence[str]|None=None, seed:int=0,
              sample:str='groups', variant:str|None=None, items:Sequence[Item]|None=None, root=None, options:dict|None=None, **kw) -> Path:
     "The folder `evaluate` with the same arguments writes (it loads the benchmark to pick the items; nothing runs)."
     options = {**(options or {}), **kw}
-    items, dims, variant = _plan(method, benchmark, judge, limit, dimensions, seed, sample, variant, items, options)
+    items, dims, variant, _ = _plan(method, benchmark, judge, limit, dimensions, seed, sample, variant, items, options)
     return run_dir(benchmark, method, _judge_identity(judge)[0], variant, root, key=run_key(method, benchmark, judge, options, dims, items))
 
+# %% ../nbs/04_runs.ipynb #90f12fa6
 def evaluate(method:str, benchmark:str, judge, limit:int|None=None, dimensions:Sequence[str]|None=None, seed:int=0,
              sample:str='groups', variant:str|None=None, items:Sequence[Item]|None=None, root=None, save:bool=True,
-             options:dict|None=None, **kw):
+             options:dict|None=None, make_judge:Callable|None=None, **kw):
     """Run `method` with `judge` on `benchmark` and save the run; returns (`RunInfo`, `MethodResult`).
-    `seed` picks the sample; method options come as `options` (a dict, which may hold the method's own `seed`) or keywords.
+    `seed` picks the sample; method options come as `options` (a dict, which may hold the method's own `seed`) or keywords;
+    the judges named in the method's judge options are built with `make_judge` (default `get_judge`).
     The run's folder is `run_path` of the same arguments; writers of one folder take turns (`run_lock`)."""
     started = time.time_ns()
     options = {**(options or {}), **kw}
-    items, dims, variant = _plan(method, benchmark, judge, limit, dimensions, seed, sample, variant, items, options)
+    items, dims, variant, kwargs = _plan(method, benchmark, judge, limit, dimensions, seed, sample, variant, items, options)
     fn = get_method(method)
-    from checkeval.judges import get_judge
     judge_obj = get_judge(judge) if isinstance(judge, str) else judge
+    kwargs = resolve_judge_options(method, kwargs, judge_obj, make_judge)
     key = run_key(method, benchmark, judge_obj, options, dims, items)
     path = run_dir(benchmark, method, judge_obj.name, variant, root, key=key)
+    others = {j.name: j for v in kwargs.values() for j in (v if isinstance(v, list) else [v])
+              if hasattr(j, 'usage') and j is not judge_obj}     # the other judges the method was handed
     with run_lock(path) if save else nullcontext():
-        u0 = judge_obj.usage() if hasattr(judge_obj, 'usage') else {}
-        result = _call_method(fn, method, items, judge_obj, dims, options)
-        usage = _usage_delta(u0, judge_obj.usage()) if hasattr(judge_obj, 'usage') else {}
+        u0 = {n: j.usage() for n, j in {**others, judge_obj.name: judge_obj}.items() if hasattr(j, 'usage')}
+        result = _call_method(fn, method, items, judge_obj, dims, kwargs)
+        usage = _usage_delta(u0[judge_obj.name], judge_obj.usage()) if judge_obj.name in u0 else {}
+        other_usage = {n: _usage_delta(u0[n], j.usage()) for n, j in others.items() if n in u0}
         # the run's variant names its records, whatever the method called them
         for r in [*result.answers, *result.judgments]:
             if r.variant != variant: r.variant = variant
         config = {'method': method, 'benchmark': benchmark, 'judge': judge_obj.name, 'limit': limit, 'sample': sample, 'seed': seed,
                   'dimensions': [d.name for d in dims], 'options': options, 'variant': variant, 'item_ids': [it.item_id for it in items]}
-        if save: save_run(result, path, {**provenance(config, data_checksums(benchmark), judge_obj), 'run_key': key, 'usage': usage},
-                          started_ns=started)
+        if save: save_run(result, path, {**provenance(config, data_checksums(benchmark), judge_obj), 'run_key': key, 'usage': usage,
+                                         **({'other_judges_usage': other_usage} if other_usage else {})}, started_ns=started)
     n_fail = sum(not a.ok for a in result.answers)
     return RunInfo(path, len(items), len(result.answers), n_fail, usage, run_summary(result.answers, usage)), result

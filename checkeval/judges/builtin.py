@@ -8,7 +8,7 @@ Docs: https://checkeval.github.io/checkeval/judges_builtin.html.md"""
 from __future__ import annotations
 import fcntl, hashlib, importlib.metadata, json, os, shutil, tempfile, threading
 from pathlib import Path
-from .cache import cache_dir
+from ..settings import models_dir
 
 # %% auto #0
 __all__ = ['SPECIAL', 'ANSWERS', 'NUMBERS', 'PUNCT', 'WORDS', 'CHAT_TEMPLATE', 'TINY_CONFIG', 'TINY_SEED', 'TINY_MODEL_ID',
@@ -100,8 +100,8 @@ def make_tiny_tokenizer():
 _build_lock = threading.Lock()
 
 def tiny_path() -> Path:
-    "Where `build_tiny` puts the tiny model by default: `<cache_dir>/models/tiny`."
-    return cache_dir()/'models'/'tiny'
+    "Where `build_tiny` puts the tiny model by default: `<models_dir>/tiny` (`checkeval.settings`)."
+    return models_dir()/'tiny'
 
 def build_tiny(path=None, force:bool=False) -> Path:
     "Build (once) the deterministic tiny Llama model and tokenizer into `path`; returns the path."
@@ -214,8 +214,8 @@ def convert_gguf(gguf:Path, out:Path) -> Path:
 
 # %% ../../nbs/03d_judges_builtin.ipynb #bcbc3cd5
 def smollm2_path(root=None, rebuild:bool=False) -> Path:
-    "The converted smollm2 model directory (`<cache_dir>/models/...`), converted from the GGUF file on first use."
-    d = Path(root or cache_dir()/'models')/SMOLLM2_MODEL_ID
+    "The converted smollm2 model directory (`<models_dir>/...`), converted from the GGUF file on first use."
+    d = Path(root or models_dir())/SMOLLM2_MODEL_ID
     if not rebuild and converted_ok(d): return d
     d.parent.mkdir(parents=True, exist_ok=True)
     with open(d.parent/f'.{SMOLLM2_MODEL_ID}.lock', 'w') as lock:

@@ -10,20 +10,12 @@ import contextlib, json, os, socket, sqlite3, threading, time, uuid
 from pathlib import Path
 from typing import Iterable, Sequence
 from fastcore.basics import patch
-from ..core import DataError, iter_jsonl, repo_root
+from ..core import DataError, iter_jsonl
+from ..settings import cache_dir
 from .types import JudgeRequest, JudgeResponse, canonical_request, request_key
 
 # %% auto #0
-__all__ = ['cache_dir', 'claim_owner', 'ResponseCache']
-
-# %% ../../nbs/03b_judges_cache.ipynb #38a88a07
-def cache_dir() -> Path:
-    "Directory for caches: `$CHECKEVAL_CACHE`, else `<repo>/data/cache`, else `~/.cache/checkeval`."
-    if os.environ.get('CHECKEVAL_CACHE'): p = Path(os.environ['CHECKEVAL_CACHE'])
-    elif repo_root() is not None: p = repo_root()/'data'/'cache'
-    else: p = Path.home()/'.cache'/'checkeval'
-    p.mkdir(parents=True, exist_ok=True)
-    return p
+__all__ = ['claim_owner', 'ResponseCache']
 
 # %% ../../nbs/03b_judges_cache.ipynb #9658a635
 _HOST = socket.gethostname()

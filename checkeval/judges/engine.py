@@ -6,15 +6,16 @@ Docs: https://checkeval.github.io/checkeval/judges_engine.html.md"""
 
 # %% ../../nbs/03c_judges_engine.ipynb #c7154558
 from __future__ import annotations
-import asyncio, collections, concurrent.futures, contextlib, os, threading, time
+import asyncio, collections, concurrent.futures, contextlib, json, threading, time
 from pathlib import Path
 from typing import Callable, Sequence, Union
 from fastcore.basics import patch
+from ..settings import show_progress
 from .types import JudgeRequest, JudgeResponse, estimate_tokens, request_key
 from .cache import ResponseCache, claim_owner
 
 # %% auto #0
-__all__ = ['BudgetExceeded', 'Judge', 'FunctionJudge', 'DryRunJudge']
+__all__ = ['PLACEHOLDER_ITEMS', 'BudgetExceeded', 'Judge', 'FunctionJudge', 'schema_example', 'DryRunJudge']
 
 # %% ../../nbs/03c_judges_engine.ipynb #ab806fa2
 class BudgetExceeded(RuntimeError): "Raised by `Judge.check_budget` when an estimate exceeds the budget."
@@ -186,7 +187,7 @@ def _assemble(self:Judge, requests, units, keys, results) -> list[JudgeResponse]
 async def _execute(self:Judge, pending:dict, results:dict, desc, refresh, progress, n_cached=0):
     from tqdm.auto import tqdm
     show = self.progress if progress is None else progress
-    if show is None: show = os.environ.get('CHECKEVAL_PROGRESS', '1') != '0'
+    if show is None: show = show_progress()
     bar = tqdm(total=len(pending) + n_cached, initial=n_cached, desc=desc or self.name, disable=not show, leave=False)
     counts, cache = dict(done=0, cached=n_cached, failed=0), self.cache
     buf = dict(answers=[], failures=[], ticks=0, scheduled=False, error=None)
@@ -336,14 +337,42 @@ class FunctionJudge(Judge):
         return out
 
 # %% ../../nbs/03c_judges_engine.ipynb #99173e51
+PLACEHOLDER_ITEMS = 5   # entries of each list in a placeholder built from a JSON schema
+
+def schema_example(schema:dict, n_items:int=PLACEHOLDER_ITEMS, _index:int=1):
+    """A small instance of the JSON `schema` (the subset methods use): every property of an object, `n_items` entries
+    per array (within minItems/maxItems), the first `enum` value, whole numbers counting from 1 (within minimum/maximum),
+    and strings that read as yes/no questions."""
+    s = schema or {}
+    if 'const' in s: return s['const']
+    if s.get('enum'): return s['enum'][0]
+    for k in ('anyOf', 'oneOf', 'allOf'):
+        if s.get(k): return schema_example(s[k][0], n_items, _index)
+    t = s.get('type', 'object' if 'properties' in s else 'string')
+    if isinstance(t, list): t = next((x for x in t if x != 'null'), 'null')
+    def clamp(v):
+        if 'minimum' in s: v = max(v, s['minimum'])
+        if 'maximum' in s: v = min(v, s['maximum'])
+        return v
+    if t == 'object': return {k: schema_example(v, n_items, _index) for k, v in (s.get('properties') or {}).items()}
+    if t == 'array':
+        n = max(int(s.get('minItems', 0)), min(n_items, int(s.get('maxItems', n_items))))
+        return [schema_example(s.get('items') or {}, n_items, i) for i in range(1, n + 1)]
+    if t == 'integer': return int(clamp(_index))
+    if t == 'number': return float(clamp(_index))
+    if t == 'boolean': return True
+    if t == 'null': return None
+    return f'Does the text cover placeholder point {_index}?'
+
+# %% ../../nbs/03c_judges_engine.ipynb #93a17e0f
 class DryRunJudge(Judge):
     "Stands in for `target`: records `target.dry_run` of every batch and replies with placeholders, calling nothing."
     backend = 'dry-run'
-    def __init__(self, target:Judge, batch_size:int=4096):
+    def __init__(self, target:Judge, batch_size:int=4096, list_items:int=PLACEHOLDER_ITEMS):
         super().__init__(target.name, model=target.model, group=target.group, price_in=target.price_in,
                          price_out=target.price_out, cache=False, supports_logprobs=target.supports_logprobs,
                          supports_json_schema=target.supports_json_schema, progress=False, batch_size=batch_size)
-        self.target = target
+        self.target, self.list_items = target, int(list_items)
         self._totals = dict(cached=0, to_send=0, est_prompt_tokens=0, est_completion_tokens_max=0, est_cost_max=0.0)
 
     @property
@@ -351,11 +380,13 @@ class DryRunJudge(Judge):
         "Requests asked (samples) and, of those, what `target` has cached and would send, with estimated tokens and cost."
         return dict(requests=self.usage()['requests'], **self._totals)
 
-    @staticmethod
-    def placeholder(req) -> str:
-        c = req.constraint
+    def placeholder(self, req) -> str:
+        "The reply a method can read: its own `meta['placeholder']`, the first choice, an instance of the JSON schema, else 'yes'."
+        c, meta = req.constraint, req.meta or {}
+        if isinstance(meta.get('placeholder'), str): return meta['placeholder']
         if c is not None and c.choices: return c.choices[0]
-        if c is not None and c.json_schema is not None: return '{}'
+        schema = c.json_schema if c is not None and c.json_schema is not None else meta.get('reply_schema')
+        if isinstance(schema, dict): return json.dumps(schema_example(schema, self.list_items), ensure_ascii=False)
         return 'yes'
 
     def _call_batch(self, requests):

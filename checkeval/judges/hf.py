@@ -49,6 +49,15 @@ def _lcp(a, b) -> int:
     while i < n and a[i] == b[i]: i += 1
     return i
 
+# %% ../../nbs/03e_judges_hf.ipynb #d93ec83f
+def _budget_chunks(xs, size, max_rows:int, max_tokens:int):
+    "Consecutive runs of `xs` with at most `max_rows` elements and at most `max_tokens` of `size(x)` in all (never empty)."
+    cur, tot = [], 0
+    for x in xs:
+        if cur and (len(cur) >= max_rows or tot + size(x) > max_tokens): yield cur; cur, tot = [], 0
+        cur.append(x); tot += size(x)
+    if cur: yield cur
+
 # %% ../../nbs/03e_judges_hf.ipynb #05e20bf2
 class HFJudge(Judge):
     "A transformers causal LM served in-process: batched greedy generation, choice scoring, prefix KV reuse."
@@ -58,12 +67,14 @@ class HFJudge(Judge):
                  prefix_fraction:float=0.5,      # a shared prefix is reused when it is at least this share of its prompts
                  max_new_tokens:int|None=None,    # cap on generated tokens whatever a request asks; part of the model id
                  num_threads:int|None=None,       # torch CPU threads while this judge computes (None: torch's default)
+                 max_batch_tokens:int=8192,       # rows × context length of one decoding batch (the KV cache is copied each step)
                  **kwargs):
         kwargs.setdefault('supports_logprobs', True)
         model = model or str(model_path)
         if max_new_tokens is not None: model = f'{model}-max{int(max_new_tokens)}'
         super().__init__(name, model=model, batch_size=batch_size, **kwargs)
         self.max_new_tokens, self.num_threads = (int(max_new_tokens) if max_new_tokens is not None else None), num_threads
+        self.max_batch_tokens = int(max_batch_tokens)
         self.model_path, self.device, self.dtype = model_path, device, dtype
         self.prefix_reuse, self.min_prefix_tokens, self.suppress_special = prefix_reuse, min_prefix_tokens, suppress_special
         self.prefix_fraction = float(prefix_fraction)
@@ -105,7 +116,7 @@ class HFJudge(Judge):
                 for i, resp in self._generate_groups(shared, requests, seqs): out[i] = resp
             # a batch decodes as many steps as its longest request and pads to its longest prompt: batch alike requests
             alone.sort(key=lambda i: (self._limit(requests[i]), len(seqs[i])))
-            for b in _chunks(alone, self.batch_size):
+            for b in _budget_chunks(alone, lambda i: len(seqs[i]) + self._limit(requests[i]), self.batch_size, self.max_batch_tokens):
                 for i, resp in zip(b, self._generate([requests[i] for i in b], seqs=[seqs[i] for i in b])): out[i] = resp
             for i, r in enumerate(requests):
                 if out[i] is None: out[i] = self._generate([r], sample=True)[0]
@@ -152,7 +163,7 @@ def _last_logits(self:HFJudge, seqs):
         for P, idx in self._prefix_groups(seqs):
             sub = [seqs[i] for i in idx]
             if P > 0:
-                out = model(input_ids=torch.tensor([sub[0][:P]], device=self.device), use_cache=True)
+                out = model(input_ids=torch.tensor([sub[0][:P]], device=self.device), use_cache=True, logits_to_keep=1)
                 cache = out.past_key_values
                 cache.batch_repeat_interleave(len(sub))
                 suf = [s[P:] for s in sub]
@@ -264,9 +275,14 @@ def _generate(self:HFJudge, reqs, sample=False, seqs=None):
 def _prefill_shared(self:HFJudge, seqs:list[list[int]], P:int):
     "KV cache and next-token logits of `seqs` whose first `P` tokens are equal: the prefix computed once."
     import torch
+    with torch.no_grad(): return self._prefill_shared_(seqs, P)   # no autograd graph: it held every activation (GBs)
+
+@patch
+def _prefill_shared_(self:HFJudge, seqs:list[list[int]], P:int):
+    import torch
     model, tok = self._loaded()
     n, dev = len(seqs), self.device
-    cache = model(input_ids=torch.tensor([seqs[0][:P]], device=dev), use_cache=True).past_key_values
+    cache = model(input_ids=torch.tensor([seqs[0][:P]], device=dev), use_cache=True, logits_to_keep=1).past_key_values
     if n > 1: cache.batch_repeat_interleave(n)
     suf = [s[P:] for s in seqs]; S = max(map(len, suf))
     ids = torch.full((n, S), tok.pad_token_id, dtype=torch.long)
@@ -274,7 +290,9 @@ def _prefill_shared(self:HFJudge, seqs:list[list[int]], P:int):
     pos = torch.full((n, S), P, dtype=torch.long)
     for j, x in enumerate(suf):
         L = len(x); ids[j, S-L:] = torch.tensor(x); mask[j, P+S-L:] = 1; pos[j, S-L:] = P + torch.arange(L)
-    out = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), position_ids=pos.to(dev), past_key_values=cache, use_cache=True)
+    # rows are left-padded, so every row's next-token logits are in the last column: only those are computed
+    out = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), position_ids=pos.to(dev), past_key_values=cache, use_cache=True,
+                logits_to_keep=1)
     self.prefix_stats['groups'] += 1
     self.prefix_stats['prefix_tokens_saved'] += P*(n - 1)
     self.prefix_stats['tokens_computed'] += P + n*S
@@ -327,13 +345,14 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
             cache, logits, pos = out.past_key_values, out.logits[:, -1].float(), pos + 1
             self.prefix_stats['tokens_computed'] += len(live)
 
-# %% ../../nbs/03e_judges_hf.ipynb #d93ec83f
+# %% ../../nbs/03e_judges_hf.ipynb #f9d6b764
 @patch
 def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests, seqs) -> list[tuple[int, JudgeResponse]]:
     "(index, response) for the greedy requests of `groups` [(shared prefix length, request indices)], decoded in batches."
     rows = [(g, P, i) for g, (P, idx) in enumerate(groups) for i in sorted(idx, key=lambda i: self._limit(requests[i]))]
     out = []
-    for chunk in _chunks(rows, self.batch_size):          # a group larger than a batch is prefilled once per chunk
+    size = lambda r: len(seqs[r[2]]) + self._limit(requests[r[2]])
+    for chunk in _budget_chunks(rows, size, self.batch_size, self.max_batch_tokens):   # a group split over batches is prefilled once per batch
         t0 = time.perf_counter()
         parts = {}
         for g, P, i in chunk: parts.setdefault((g, P), []).append(i)

