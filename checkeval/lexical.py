@@ -12,6 +12,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 import numpy as np, pandas as pd
+import sacrebleu
+from collections import Counter
+from nltk.stem import porter
+from rouge_score import rouge_scorer as rs, tokenize
+from sacrebleu.metrics import BLEU, CHRF
+from .data import benchmark_info, load_benchmark
+from .metaeval import correlation_rows, human_frame, attach_human
+from .settings import cache_dir
 
 # %% auto #0
 __all__ = ['LEXICAL_METRICS', 'SOURCE_AS_REFERENCE', 'PUBLISHED_SUMMEVAL_LEXICAL', 'split_sentences', 'lexical_scores',
@@ -32,7 +40,6 @@ def _stem(w:str) -> str: return _porter().stem(w)
 
 @lru_cache(maxsize=1)
 def _porter():
-    from nltk.stem import porter
     return porter.PorterStemmer('ORIGINAL_ALGORITHM')
 
 class _CachedStemmer:
@@ -41,19 +48,16 @@ class _CachedStemmer:
 
 @lru_cache(maxsize=200_000)
 def _tokens(text:str, stem:bool=True) -> tuple[str, ...]:
-    from rouge_score import tokenize
     return tuple(tokenize.tokenize(text, _CachedStemmer() if stem else None))
 
 # %% ../nbs/21_lexical.ipynb #ae6db8b0
 @lru_cache(maxsize=1_000_000)
 def _lcs_ind(ref:tuple, can:tuple) -> tuple:
     "rouge-score's `lcs_ind` (one LCS, as index positions in `ref`), memoised: extractive summaries repeat sentences."
-    from rouge_score import rouge_scorer as rs
     return tuple(rs.lcs_ind(list(ref), list(can)))
 
 def _summary_level_lcs_f(ref_sents:list[tuple], can_sents:list[tuple]) -> float:
     "F-measure of rouge-score's `_summary_level_lcs` (ROUGE-1.5.5 union LCS with its double-count guard), memoised LCS."
-    from collections import Counter
     m, n = sum(map(len, ref_sents)), sum(map(len, can_sents))
     if not ref_sents or not can_sents or not m or not n: return 0.0
     cr, cc = Counter(), Counter()
@@ -69,11 +73,9 @@ def _summary_level_lcs_f(ref_sents:list[tuple], can_sents:list[tuple]) -> float:
 
 @lru_cache(maxsize=200_000)
 def _ngrams(tokens:tuple, n:int):
-    from rouge_score import rouge_scorer as rs
     return rs._create_ngrams(list(tokens), n)
 
 def _rouge_one(output:str, references:Sequence[str], metrics:Sequence[str], stem:bool, text_lcs:bool) -> dict:
-    from rouge_score import rouge_scorer as rs
     p = _tokens(output, stem)
     p_sents = [_tokens(x, stem) for x in split_sentences(output)] if 'rougeL' in metrics and not text_lcs else None
     res = {m: [] for m in metrics if m.startswith('rouge')}
@@ -96,7 +98,6 @@ def _sacrebleu_sentence(name:str, outputs:Sequence[str], references:Sequence[Seq
     """sacrebleu sentence scores, extracting each distinct reference set once (SummEval's 11 references serve 16 outputs).
 
     Uses the same steps as `Metric.sentence_score` (preprocess, reference info, segment statistics, compute)."""
-    from sacrebleu.metrics import BLEU, CHRF
     metric = BLEU(effective_order=True) if name == 'bleu' else CHRF()
     infos, res = {}, np.full(len(outputs), np.nan)
     for i, (o, r) in enumerate(zip(outputs, references)):
@@ -133,8 +134,7 @@ def lexical_scores(outputs:Sequence[str], references:Sequence[Sequence[str]], me
 
 # %% ../nbs/21_lexical.ipynb #fe7c7d79
 def _lexical_cache_dir() -> Path:
-    from checkeval.data import cache_root
-    return cache_root() / 'cache' / 'lexical'
+    return cache_dir()/'lexical'
 
 def benchmark_references(items) -> list[list[str]]:
     "The references lexical metrics use for each item (the source for QAGS; see above)."
@@ -143,8 +143,6 @@ def benchmark_references(items) -> list[list[str]]:
 def lexical_frame(benchmark:str, metrics:Sequence[str]=LEXICAL_METRICS, stem:bool=True, text_lcs:bool=False,
                   limit:int|None=None, cache:bool=True, items=None) -> pd.DataFrame:
     """Lexical scores of every item of `benchmark`: `item_id, group_id, system_id` + one column per metric."""
-    from checkeval.data import load_benchmark
-    import sacrebleu
     items = list(items) if items is not None else load_benchmark(benchmark, limit=limit)
     refs = benchmark_references(items)
     outs = [it.output for it in items]
@@ -164,7 +162,6 @@ def lexical_frame(benchmark:str, metrics:Sequence[str]=LEXICAL_METRICS, stem:boo
 # %% ../nbs/21_lexical.ipynb #e134bf8a
 def default_levels(benchmark:str) -> list[str]:
     "The correlation level(s) the literature reports for a benchmark (from `benchmark_info(...).levels`, first one)."
-    from checkeval.data import benchmark_info
     try: return list(benchmark_info(benchmark).levels[:1]) or ['sample']
     except Exception: return ['sample']
 
@@ -176,8 +173,6 @@ def lexical_correlation_rows(benchmark:str, metrics:Sequence[str]=LEXICAL_METRIC
 
     `average` (default: on, except for legal STS whose two targets — experts and a metadata heuristic —
     are not dimensions of quality) adds the mean over dimensions."""
-    from checkeval.data import load_benchmark
-    from checkeval.metaeval import correlation_rows, human_frame, attach_human
     items = list(items) if items is not None else load_benchmark(benchmark, limit=limit)
     lf = frame if frame is not None else lexical_frame(benchmark, metrics, limit=limit, text_lcs=text_lcs, items=items)
     hum = human_frame(items)

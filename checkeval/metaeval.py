@@ -1,4 +1,4 @@
-"""Correlation with human judgments, agreement between judges, stability across judges, question weighting and system rankings.
+"""Correlation with human judgments (sample, summary, turn and system levels, bootstrap CIs, Williams and Fisher tests), agreement between judges and system rankings; the analyses across many judges are in `checkeval.analyses`.
 
 Docs: https://checkeval.github.io/checkeval/metaeval.html.md"""
 
@@ -13,14 +13,12 @@ import numpy as np, pandas as pd
 from scipy import stats as _ss
 
 # %% auto #0
-__all__ = ['STATISTICS', 'LEVELS', 'ROW_FUNCS', 'WEIGHTED_FUNCS', 'CORRELATION_COLUMNS', 'BINARISATION_SCHEMES', 'ALREADY_BINARY',
-           'AGREEMENT_COLUMNS', 'pearson_rows', 'spearman_rows', 'kendall_rows', 'correlation', 'level_correlations',
-           'williams_test', 'fisher_z_test', 'paired_bootstrap', 'rescale', 'rescaled_mae', 'human_frame',
-           'attach_human', 'correlation_rows', 'records_frame', 'krippendorff_alpha', 'fleiss_kappa', 'exact_match',
-           'binarise', 'binarisation_schemes', 'judge_groups', 'top_k_judges', 'agreement_rows',
-           'binarised_agreement_rows', 'stability_table', 'plot_correlation_kde', 'quality_split_correlations',
-           'plot_quality_split', 'question_weighting', 'ranking_correlation', 'pairwise_outcomes', 'pairwise_agreement',
-           'arena_ranking_correlation', 'bradley_terry']
+__all__ = ['STATISTICS', 'LEVELS', 'ROW_FUNCS', 'WEIGHTED_FUNCS', 'CORRELATION_COLUMNS', 'AGREEMENT_COLUMNS', 'pearson_rows',
+           'spearman_rows', 'kendall_rows', 'correlation', 'level_correlations', 'williams_test', 'fisher_z_test',
+           'paired_bootstrap', 'rescale', 'rescaled_mae', 'human_frame', 'attach_human', 'correlation_rows',
+           'records_frame', 'krippendorff_alpha', 'fleiss_kappa', 'exact_match', 'agreement_rows',
+           'ranking_correlation', 'pairwise_outcomes', 'pairwise_agreement', 'arena_ranking_correlation',
+           'bradley_terry']
 
 # %% ../nbs/20_metaeval.ipynb #082cc2e2
 STATISTICS = ('pearson', 'spearman', 'kendall')
@@ -366,47 +364,6 @@ def exact_match(ratings, mode:str='all') -> float:
         return float((eq / (n * (n - 1))).mean())
     raise ValueError(f"mode must be 'all' or 'pairwise', not {mode!r}")
 
-# %% ../nbs/20_metaeval.ipynb #b0aeeff4
-BINARISATION_SCHEMES = {
-    'summeval':     {'[4,5]->1': 4, '[3,4,5]->1': 3},
-    'topical_chat': {'[3]->1': 3, '[2,3]->1': 2},
-}
-ALREADY_BINARY = {('topical_chat', 'groundedness'), ('qags_cnndm', 'consistency'), ('qags_xsum', 'consistency')}
-
-def binarise(scores, threshold:float) -> np.ndarray:
-    "1 where score ≥ threshold, 0 below, NaN stays NaN."
-    s = np.asarray(scores, float)
-    return np.where(np.isnan(s), np.nan, (s >= threshold).astype(float))
-
-def binarisation_schemes(benchmark:str, dimension:str) -> dict[str, float|None]:
-    "Scheme name → threshold for a benchmark's dimension; `{'original': None}` where the scale is already binary."
-    if (benchmark, dimension) in ALREADY_BINARY or benchmark not in BINARISATION_SCHEMES: return {'original': None}
-    return {'original': None, **BINARISATION_SCHEMES[benchmark]}
-
-# %% ../nbs/20_metaeval.ipynb #9aa8f2d4
-def judge_groups(judges:Iterable[str], config:str|Path|None='configs/judges.yaml', extra:Mapping[str, Sequence[str]]|None=None) -> dict[str, list[str]]:
-    "Group name → judges (among `judges`), from the `group` fields of the judges config, plus `all`."
-    judges = list(dict.fromkeys(judges))
-    groups: dict[str, list[str]] = {'all': judges}
-    p = Path(config) if config else None
-    if p is not None and p.exists():
-        import yaml
-        cfg = yaml.safe_load(p.read_text()) or {}
-        entries = cfg.get('judges', cfg) if isinstance(cfg, dict) else {}
-        items = entries.items() if isinstance(entries, dict) else ((e.get('name'), e) for e in entries)
-        for name, spec in items:
-            if isinstance(spec, dict) and spec.get('group') and name in judges:
-                groups.setdefault(str(spec['group']), []).append(name)
-    for k, v in (extra or {}).items(): groups[k] = [j for j in v if j in judges]
-    return groups
-
-def top_k_judges(correlations:pd.DataFrame, k:int=3, statistic:str|None=None, level:str|None=None) -> list[str]:
-    "The k judges with the highest mean correlation (long-format rows of one method and benchmark)."
-    c = correlations[correlations.dimension != 'average']
-    if statistic: c = c[c.statistic == statistic]
-    if level: c = c[c.level == level]
-    return c.groupby('judge').value.mean().sort_values(ascending=False).index[:k].tolist()
-
 # %% ../nbs/20_metaeval.ipynb #a8a6d15b
 AGREEMENT_COLUMNS = ['benchmark', 'method', 'judge_group', 'dimension', 'unit', 'statistic', 'value', 'n_judges', 'n_units']
 
@@ -451,113 +408,6 @@ def agreement_rows(frame:pd.DataFrame, groups:Mapping[str, Sequence[str]], unit:
             value=('value', 'mean'), n_judges=('n_judges', 'max'), n_units=('n_units', 'sum')).reset_index()
         res = pd.concat([res, avg.assign(dimension='average')], ignore_index=True)
     return res[AGREEMENT_COLUMNS]
-
-# %% ../nbs/20_metaeval.ipynb #944fb340
-def binarised_agreement_rows(scores:pd.DataFrame, groups:Mapping[str, Sequence[str]], benchmark:str, method:str) -> pd.DataFrame:
-    """Agreement on item scores, on the original scale (interval alpha, kappa over the Likert values) and after
-    each binarisation scheme of the benchmark (nominal alpha and kappa over {0, 1}) — CheckEval Tables 13–14.
-
-    The scheme is named in the `unit` column: `item` (original) or `item_binary:[4,5]->1` etc."""
-    out = []
-    for dim, sub in scores.groupby('dimension', sort=False):
-        for name, thr in binarisation_schemes(benchmark, dim).items():
-            if thr is None:
-                r = agreement_rows(sub, groups, unit='item', value_domain=None, average=False, benchmark=benchmark, method=method)
-            else:
-                b = sub.assign(score=binarise(sub.score, thr))
-                r = agreement_rows(b, groups, unit='item', level='nominal', value_domain=[0.0, 1.0], average=False,
-                                   benchmark=benchmark, method=method).assign(unit=f'item_binary:{name}')
-            out.append(r)
-    res = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=AGREEMENT_COLUMNS)
-    if res.dimension.nunique() > 1:
-        avg = res.groupby(['benchmark', 'method', 'judge_group', 'unit', 'statistic'], sort=False).agg(
-            value=('value', 'mean'), n_judges=('n_judges', 'max'), n_units=('n_units', 'sum')).reset_index()
-        res = pd.concat([res, avg.assign(dimension='average')], ignore_index=True)
-    return res[AGREEMENT_COLUMNS]
-
-# %% ../nbs/20_metaeval.ipynb #2cc2f003
-def stability_table(correlations:pd.DataFrame, ddof:int=1) -> pd.DataFrame:
-    "Mean and variance over judges of each method's correlation (per benchmark, level, statistic, dimension)."
-    g = correlations.groupby(['benchmark', 'method', 'level', 'statistic', 'dimension'], sort=False).value
-    return g.agg(mean='mean', variance=lambda v: v.var(ddof=ddof), n_judges='count').reset_index()
-
-# %% ../nbs/20_metaeval.ipynb #5beeb6f4
-def plot_correlation_kde(correlations:pd.DataFrame, methods:Sequence[str]|None=None, statistic:str='spearman',
-                         dimension:str='average', title:str|None=None):
-    "KDE over judges of each method's correlation, with dashed means (CheckEval Figure 3). Returns the figure."
-    import matplotlib.pyplot as plt, seaborn as sns
-    c = correlations[(correlations.statistic == statistic) & (correlations.dimension == dimension)]
-    methods = list(methods or c.method.unique())
-    benches = list(c.benchmark.unique()) or ['none']
-    fig, axes = plt.subplots(1, len(benches), figsize=(max(6.5, 4.5 * len(benches)), 3.6), squeeze=False)
-    for ax, b in zip(axes[0], benches):
-        for i, m in enumerate(methods):
-            v = c[(c.benchmark == b) & (c.method == m)].value.dropna()
-            if len(v) == 0: continue
-            color = f'C{i}'
-            if len(v) > 1 and v.std() > 0: sns.kdeplot(v, ax=ax, fill=True, alpha=.3, color=color, label=f'{m} (n={len(v)})', warn_singular=False)
-            else: ax.axvline(v.iloc[0], color=color, label=f'{m} (n={len(v)})')
-            ax.axvline(v.mean(), color=color, ls='--')
-        ax.set_title(b); ax.set_xlabel(f'{statistic} with humans ({dimension})'); ax.legend(fontsize=8)
-    if title: fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    return fig
-
-# %% ../nbs/20_metaeval.ipynb #200b07ad
-def quality_split_correlations(frame:pd.DataFrame, threshold:float=3.0, statistic:str='spearman', level:str='sample',
-                               keys:Sequence[str]=('benchmark', 'method', 'judge', 'dimension')) -> pd.DataFrame:
-    """Correlations computed separately on high-quality (human ≥ threshold) and low-quality items (CheckEval Figure 4).
-
-    Note that splitting on the human score restricts its range, so both halves correlate less than the whole."""
-    f = frame.assign(quality=np.where(frame.human >= threshold, 'high', 'low'))
-    out = []
-    for key, sub in f.groupby(list(keys) + ['quality'], sort=False):
-        r = level_correlations(sub.score.to_numpy(float), sub.human.to_numpy(float), sub.group_id.to_numpy(), sub.system_id.to_numpy(),
-                               level=level, statistics=[statistic])
-        out.append(dict(zip(list(keys) + ['quality'], key), statistic=statistic, value=r.value[0], n=r.n[0]))
-    return pd.DataFrame(out)
-
-def plot_quality_split(split:pd.DataFrame, title:str|None=None):
-    "Bars of correlation per dimension and method, one panel per quality half (CheckEval Figure 4). Returns the figure."
-    import matplotlib.pyplot as plt
-    halves = [q for q in ('high', 'low') if q in set(split.quality)]
-    fig, axes = plt.subplots(1, len(halves), figsize=(5.5 * len(halves), 3.8), squeeze=False, sharey=True)
-    for ax, q in zip(axes[0], halves):
-        t = split[split.quality == q].groupby(['dimension', 'method']).value.mean().unstack('method')
-        t.plot.bar(ax=ax, rot=30, width=.8); ax.set_title(f'{q} quality'); ax.axhline(0, color='k', lw=.5)
-        ax.legend(fontsize=7, title=None, loc='lower right'); ax.set_xlabel('')
-        for lab in ax.get_xticklabels(): lab.set_ha('right')
-        ax.set_ylabel(f"{split.statistic.iloc[0]} with humans")
-    if title: fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    return fig
-
-# %% ../nbs/20_metaeval.ipynb #1d965157
-def question_weighting(answers:pd.DataFrame, human:pd.Series, groups:pd.Series|None=None, train_frac:float=0.2,
-                       seeds:Sequence[int]=(0, 1, 2, 3, 4), level:str='sample',
-                       statistics:Sequence[str]=('spearman', 'kendall')) -> pd.DataFrame:
-    """Original vs regression-weighted checklist scores on held-out items, mean ± sd over seeds.
-
-    `answers`: items × questions matrix of 0/1 (NaN = failed; imputed by the question's training mean);
-    `human`: the human score per item (same index). Returns rows `aggregation, statistic, mean, sd, n_seeds`."""
-    from sklearn.linear_model import LinearRegression
-    A = answers.astype(float); h = human.reindex(A.index).astype(float)
-    g = (groups.reindex(A.index) if groups is not None else pd.Series(A.index, index=A.index)).to_numpy()
-    orig = A.mean(1, skipna=True).to_numpy()
-    res = {('original', s): [] for s in statistics} | {('weighted', s): [] for s in statistics}
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        train = np.zeros(len(A), bool); train[rng.choice(len(A), max(2, int(round(train_frac * len(A)))), replace=False)] = True
-        means = A[train].mean().fillna(0.5)
-        X = A.fillna(means).to_numpy()
-        model = LinearRegression().fit(X[train], h.to_numpy()[train])
-        pred = model.predict(X)
-        test = ~train
-        for s in statistics:
-            res[('original', s)].append(level_correlations(orig[test], h.to_numpy()[test], g[test], level=level, statistics=[s]).value[0])
-            res[('weighted', s)].append(level_correlations(pred[test], h.to_numpy()[test], g[test], level=level, statistics=[s]).value[0])
-    return pd.DataFrame([dict(aggregation=a, statistic=s, mean=float(np.mean(v)), sd=float(np.std(v, ddof=1)), n_seeds=len(v))
-                         for (a, s), v in res.items()])
 
 # %% ../nbs/20_metaeval.ipynb #9ebed0a7
 def ranking_correlation(system_scores:Mapping[str, float]|pd.Series, reference:Mapping[str, float]|pd.Series) -> pd.DataFrame:

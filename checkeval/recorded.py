@@ -6,15 +6,20 @@ Docs: https://checkeval.github.io/checkeval/recorded.html.md"""
 
 # %% ../nbs/22_recorded.ipynb #3f0b1573
 from __future__ import annotations
+import re
 from pathlib import Path
 from typing import Sequence
 import numpy as np, pandas as pd
+from .core import DataError
 from .metaeval import (correlation_rows, agreement_rows, attach_human, human_frame, level_correlations,
                                 CORRELATION_COLUMNS, AGREEMENT_COLUMNS, STATISTICS)
 
 # %% auto #0
-__all__ = ['TOPICAL_CHAT_DIMENSIONS', 'PUBLISHED_UNIEVAL_TOPICAL_CHAT', 'HANNA_DIMENSIONS', 'LEXICAL_BENCHMARKS',
-           'unieval_topical_chat', 'check_eval_legal', 'hanna_llm_frame', 'hanna_llm', 'lexical_rows', 'write_tables']
+__all__ = ['TOPICAL_CHAT_DIMENSIONS', 'PUBLISHED_UNIEVAL_TOPICAL_CHAT', 'LEGAL_CRITERIA', 'VARIANT_COLUMNS',
+           'RECORDED_LEGAL_JUDGE', 'PAPER_LEGAL_TABLE1', 'HANNA_DIMENSIONS', 'LEXICAL_BENCHMARKS',
+           'unieval_topical_chat', 'checklist_size', 'recorded_legal_scores', 'keypoint_correlations',
+           'legal_sts_table', 'compare_legal_sts_table', 'check_eval_legal', 'hanna_llm_frame', 'hanna_llm',
+           'lexical_rows', 'write_tables']
 
 # %% ../nbs/22_recorded.ipynb #92f15d2e
 TOPICAL_CHAT_DIMENSIONS = ('naturalness', 'coherence', 'engagingness', 'groundedness')
@@ -42,13 +47,100 @@ def unieval_topical_chat(dimensions:Sequence[str]=TOPICAL_CHAT_DIMENSIONS, n_boo
     return rows, table.reset_index()
 
 # %% ../nbs/22_recorded.ipynb #0b7d8eac
+LEGAL_CRITERIA = ('consistency', 'relevance', 'coherence', 'fluency')
+_NUMBERED = re.compile(r'^\s*\d{1,3}\s*[.:)]\s*\S', re.M)
+
+def checklist_size(text:str) -> int:
+    "Items in a recorded Check-Eval checklist (numbered lines `1: ...?`, as the authors' files hold them)."
+    n = len(_NUMBERED.findall(str(text or '')))
+    if not n: raise DataError(f'a recorded checklist without numbered items: {str(text)[:60]!r}')
+    return n
+
+def _f1(recall:float, precision:float) -> float:
+    "Harmonic mean, 0 when both are 0 (as the authors' F1)."
+    return 0.0 if recall + precision == 0 else 2*recall*precision/(recall + precision)
+
+def recorded_legal_scores() -> 'pd.DataFrame':
+    "The authors' recorded GPT-4-turbo Check-Eval scores on the 32 legal pairs: one row per (pair, criterion)."
+    import pandas as pd
+    from checkeval.data import load_check_eval_legal, load_benchmark
+    human = {it.item_id: it.scores for it in load_benchmark('legal_sts')}
+    rows = []
+    for c in LEGAL_CRITERIA:
+        ref = load_check_eval_legal(c, 'reference').set_index('item_id')
+        cand = load_check_eval_legal(c, 'candidate').set_index('item_id')
+        if ref.index.has_duplicates or cand.index.has_duplicates or set(ref.index) != set(cand.index):
+            raise DataError(f'{c}: the reference and candidate files do not hold the same unique row ids')
+        for iid, r in ref.iterrows():
+            p = cand.loc[iid]
+            if iid not in human: raise DataError(f'recorded row {iid} is not a legal_sts item', field='item_id')
+            if (r.expert, r.heuristic) != (human[iid]['expert'], human[iid]['heuristic']) or (p.expert, p.heuristic) != (r.expert, r.heuristic):
+                raise DataError(f'row {iid}: recorded human scores differ from the benchmark', field='EXPERT_SCORE')
+            rows.append(dict(item_id=iid, criterion=c, recall=r.score, precision=p.score, f1=_f1(r.score, p.score),
+                             n_items_reference=checklist_size(r.checklist), n_items_candidate=checklist_size(p.checklist),
+                             expert=human[iid]['expert'], heuristic=human[iid]['heuristic']))
+    return pd.DataFrame(rows)
+
+# %% ../nbs/22_recorded.ipynb #0ea39767
+VARIANT_COLUMNS = {'reference': 'recall', 'candidate': 'precision', 'f1': 'f1'}   # variant (as `mode`) -> score column
+RECORDED_LEGAL_JUDGE = 'gpt-4-turbo (recorded by the authors)'
+
+def keypoint_correlations(scores, human:str='expert', statistics:Sequence[str]=('pearson', 'spearman'), judge:str='unknown',
+                          benchmark:str='legal_sts', n_boot:int=0, seed:int=0) -> 'pd.DataFrame':
+    """Pooled (sample-level) correlations of recall, precision and F1 per criterion with the `human` column, plus `average`:
+    the correlation of the per-pair mean over the criteria (the paper's AVG column). Long format of `figures/tables/correlations.csv`."""
+    import pandas as pd
+    from checkeval.metaeval import correlation_rows
+    frames = []
+    for variant, col in VARIANT_COLUMNS.items():
+        if col not in scores or scores[col].isna().all(): continue
+        f = scores[['item_id', 'criterion', col, human]].rename(columns={col: 'score', human: 'human', 'criterion': 'dimension'})
+        avg = f.pivot_table(index='item_id', columns='dimension', values='score', aggfunc='first', dropna=False)
+        avg = avg.mean(axis=1, skipna=False).rename('score').reset_index()
+        avg = avg.merge(f.drop_duplicates('item_id')[['item_id', 'human']], on='item_id').assign(dimension='average')
+        frames.append(pd.concat([f, avg], ignore_index=True).assign(variant=variant))
+    frame = pd.concat(frames, ignore_index=True).assign(benchmark=benchmark, method='keypoint', judge=judge, system_id='unknown')
+    frame['group_id'] = frame['item_id']
+    return correlation_rows(frame, levels=('sample',), statistics=statistics, n_boot=n_boot, seed=seed, average=False)
+
+def legal_sts_table(human:str='expert', statistics:Sequence[str]=('pearson', 'spearman'), n_boot:int=0,
+                    judge:str=RECORDED_LEGAL_JUDGE) -> 'pd.DataFrame':
+    "Check-Eval's legal STS Table 1 recomputed from the authors' recorded GPT-4-turbo outputs (long format, variants `reference`, `candidate`, `f1`)."
+    return keypoint_correlations(recorded_legal_scores(), human, statistics, judge=judge, n_boot=n_boot)
+
+# %% ../nbs/22_recorded.ipynb #b01e2c8a
+PAPER_LEGAL_TABLE1 = {  # (variant, column as printed) -> (pearson, spearman)
+    ('reference', 'consistency'): (0.45, 0.52), ('reference', 'relevance'): (0.58, 0.63),
+    ('reference', 'coherence'): (0.49, 0.57), ('reference', 'fluency'): (0.16, 0.139),
+    ('reference', 'average'): (0.56, 0.61),
+    ('candidate', 'consistency'): (0.55, 0.62), ('candidate', 'relevance'): (0.58, 0.59),
+    ('candidate', 'coherence'): (0.55, 0.55), ('candidate', 'fluency'): (0.25, 0.14),
+    ('candidate', 'average'): (0.62, 0.62),
+    ('f1', 'consistency'): (0.47, 0.51), ('f1', 'relevance'): (0.58, 0.58), ('f1', 'coherence'): (0.51, 0.53),
+    ('f1', 'fluency'): (0.28, 0.17), ('f1', 'average'): (0.58, 0.59),
+}
+
+def compare_legal_sts_table(table=None, tol:float=0.0051) -> 'pd.DataFrame':
+    """Paper column vs recomputed value; `holds` names the recomputed criterion whose Pearson and Spearman both
+    round to the printed pair (within `tol`) in the same variant row."""
+    import pandas as pd
+    t = legal_sts_table() if table is None else table
+    val = {(r.variant, r.dimension, r.statistic): r.value for r in t.itertuples()}
+    rows = []
+    for (v, col), (pe, sp) in PAPER_LEGAL_TABLE1.items():
+        holds = [c for c in (*LEGAL_CRITERIA, 'average')
+                 if abs(val[(v, c, 'pearson')] - pe) <= tol and abs(val[(v, c, 'spearman')] - sp) <= tol]
+        rows.append(dict(variant=v, paper_column=col, paper_pearson=pe, paper_spearman=sp,
+                         pearson=val[(v, col, 'pearson')], spearman=val[(v, col, 'spearman')], holds=', '.join(holds) or '—'))
+    return pd.DataFrame(rows)
+
+# %% ../nbs/22_recorded.ipynb #70b1b0c9
 def check_eval_legal(statistics:Sequence[str]=('pearson', 'spearman'), n_boot:int=0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Correlations of Check-Eval's recorded scores with the legal experts: (long rows, comparison with the paper).
 
     Long rows per criterion and `average` for the variants `reference`, `candidate` and `f1`
-    (`keypoint.legal_sts_table`); the comparison is `keypoint.compare_legal_sts_table`: the printed pair
+    (`legal_sts_table`); the comparison is `compare_legal_sts_table`: the printed pair
     per paper column next to the recomputed one, and which recomputed criterion it matches (`holds`)."""
-    from checkeval.methods.keypoint import legal_sts_table, compare_legal_sts_table
     rows = legal_sts_table(statistics=statistics, n_boot=n_boot)
     return rows, compare_legal_sts_table(rows)
 

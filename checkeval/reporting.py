@@ -10,21 +10,21 @@ import json, os
 from pathlib import Path
 import pandas as pd
 from typing import Sequence
+from .core import DataError, read_jsonl
+from .settings import figures_dir
 
 # %% auto #0
 __all__ = ['FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'CORRELATION_KEYS', 'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS',
-           'PLUMBING_GROUPS', 'SMALL_LOCAL_GROUPS', 'figures_root', 'to_markdown', 'write_table', 'save_figure',
-           'figure_footer', 'no_data_figure', 'datasets_table', 'plot_human_scores', 'write_dataset_outputs',
-           'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'scores_with_human', 'paper_dir',
-           'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long', 'correlation_table',
-           'safe_correlation_rows']
+           'PLUMBING_GROUPS', 'SMALL_LOCAL_GROUPS', 'JUDGE_BOOTSTRAP', 'figures_root', 'to_markdown', 'write_table',
+           'save_figure', 'figure_footer', 'no_data_figure', 'datasets_table', 'plot_human_scores',
+           'write_dataset_outputs', 'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'scores_with_human',
+           'paper_dir', 'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long',
+           'run_parse_rates', 'correlation_table', 'safe_correlation_rows']
 
 # %% ../nbs/30_reporting.ipynb #e6cac62a
 def figures_root() -> Path:
-    "`figures/` in the repository (or the current directory outside one)."
-    from checkeval.core import repo_root as _repo_root
-    root = _repo_root()
-    return (root or Path.cwd())/'figures'
+    "`figures/` of the checkout (`checkeval.settings.figures_dir`; the current directory's outside one)."
+    return figures_dir()
 
 def to_markdown(df:pd.DataFrame, floatfmt:str='.3f') -> str:
     "A GitHub-flavoured Markdown table (no extra dependency)."
@@ -132,7 +132,8 @@ def write_dataset_outputs(out_dir=None) -> list[Path]:
     paths = [write_table(df, 'datasets', out/'tables', title='Benchmarks',
                          note='Computed from the catalog by `checkeval.reporting.datasets_table`; no judge involved.', provenance=prov)]
     for b in df['benchmark']:
-        fig = plot_human_scores(b)
+        try: fig = plot_human_scores(b)
+        except DataError: continue      # an export-backed benchmark without its export (the table says why): no figure
         if fig is None: continue
         paths.append(save_figure(fig, f'{b}_human_scores', out/'datasets', prov))
         plt.close(fig)
@@ -212,7 +213,6 @@ def judges_note(judges, groups:dict|None=None) -> str:
 # %% ../nbs/30_reporting.ipynb #cf53d7ad
 def parse_rates(root=None, exclude:Sequence[str]=('tiny',), top:int=3) -> pd.DataFrame:
     "Per method × benchmark × judge: answers asked, parsed (with a value), the rate and the top failure reasons."
-    from checkeval.core import read_jsonl
     from collections import Counter
     rows = []
     for r in run_metas(root).itertuples():
@@ -274,22 +274,72 @@ def save_paper_long(rows:pd.DataFrame, paper:str, kind:str='correlations') -> Pa
     merge_long_csv(rows, kind, paper_dir(paper))
     return merge_long_csv(rows, kind, keep_existing=True)
 
-def correlation_table(rows:pd.DataFrame, stats:Sequence[str], dims:Sequence[str]|None=None, digits:int=3) -> pd.DataFrame:
-    "A paper-shaped table from long rows: one row per (judge, method, variant), columns `<dimension> <statistic>`."
+# %% ../nbs/30_reporting.ipynb #56a0d24a
+def run_parse_rates(root=None) -> pd.DataFrame:
+    "Per (benchmark, method, variant, judge): answers asked, answers with a value, and their share (`parse_rate`)."
+    cols = ['benchmark', 'method', 'variant', 'judge', 'answers', 'parsed', 'parse_rate']
+    rows = []
+    for r in run_metas(root).itertuples():
+        f = Path(r.path)/'answers.jsonl'
+        if not f.exists(): continue
+        ans = read_jsonl(f)
+        parsed = sum(a.get('status') == 'ok' and a.get('value') is not None for a in ans)
+        rows.append(dict(benchmark=r.benchmark, method=r.method, variant=r.variant, judge=r.judge, answers=len(ans), parsed=parsed))
+    if not rows: return pd.DataFrame(columns=cols)
+    df = pd.DataFrame(rows).groupby(cols[:4], as_index=False)[['answers', 'parsed']].sum()
+    return df.assign(parse_rate=lambda d: (d.parsed/d.answers.where(d.answers > 0)).round(4))[cols]
+
+# %% ../nbs/30_reporting.ipynb #e3db113c
+def _span(ns) -> str|int|None:
+    ns = sorted({int(x) for x in ns if pd.notna(x)})
+    return None if not ns else ns[0] if len(ns) == 1 else f'{ns[0]}–{ns[-1]}'
+
+def correlation_table(rows:pd.DataFrame, stats:Sequence[str], dims:Sequence[str]|None=None, digits:int=3,
+                      facts:bool=True, root=None) -> pd.DataFrame:
+    """A paper-shaped table from long rows: one row per (judge, method, variant), columns `<dimension> <statistic>`.
+
+    With `facts`, each row also shows `n` (items behind its correlations; a range when they differ), the judge's
+    `parse rate` over the runs behind the row (from the run records under `root`; empty for judge-free rows) and,
+    where the rows carry bootstrap intervals, a `<column> 95% CI` column per value column."""
     r = rows[rows.statistic.isin(list(stats))]
     if dims is not None: r = r[r.dimension.isin(list(dims))]
     if r.empty: return pd.DataFrame()
     sym = {'pearson': 'r', 'spearman': 'ρ', 'kendall': 'τ'}
     r = r.assign(col=r.dimension + ' ' + r.statistic.map(sym).fillna(r.statistic))
-    t = r.drop_duplicates(['judge', 'method', 'variant', 'col']).set_index(['judge', 'method', 'variant', 'col']).value.unstack('col')
+    key = ['judge', 'method', 'variant']
+    r = r.drop_duplicates(key + ['col'])
+    t = r.set_index(key + ['col']).value.unstack('col')
     order = [f'{d} {sym.get(s, s)}' for d in (list(dims) if dims is not None else list(dict.fromkeys(r.dimension))) for s in stats]
-    t = t.reindex(columns=[c for c in order if c in t.columns]).round(digits).reset_index()
+    cols = [c for c in order if c in t.columns]
+    t = t.reindex(columns=cols).round(digits)
+    if facts:
+        per_item = r[r.dimension != 'average'] if (r.dimension != 'average').any() else r
+        t['n'] = per_item.groupby(key).n.agg(_span).reindex(t.index)
+        pr = run_parse_rates(root)
+        pr = pr[pr.benchmark.isin(set(r.benchmark))] if 'benchmark' in r and len(pr) else pr
+        if len(pr):
+            agg = pr.groupby(key)[['answers', 'parsed']].sum()
+            rate = (agg.parsed/agg.answers.where(agg.answers > 0)).round(3)
+            t['parse rate'] = rate.reindex(t.index).where([j != 'none' for j in t.index.get_level_values('judge')])
+        else: t['parse rate'] = float('nan')
+        if {'ci_low', 'ci_high'} <= set(r.columns) and r.ci_low.notna().any():
+            ci = r.assign(ci=[f'[{lo:.{digits}f}, {hi:.{digits}f}]' if pd.notna(lo) and pd.notna(hi) else None
+                              for lo, hi in zip(r.ci_low, r.ci_high)]).set_index(key + ['col']).ci.unstack('col')
+            for c in cols:
+                if c in ci.columns and ci[c].notna().any(): t[f'{c} 95% CI'] = ci[c].reindex(t.index)
+    t = t.reset_index()
     t.columns.name = None
     return t
 
 # %% ../nbs/30_reporting.ipynb #56c48756
-def safe_correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('sample',), statistics:Sequence[str]=('spearman',), min_n:int=3, **kw) -> pd.DataFrame:
-    "`metaeval.correlation_rows` over the rows with both scores, plus empty rows (n = valid pairs) for runs with fewer than `min_n`."
+JUDGE_BOOTSTRAP = 1000   # resamples for the 95 % CI of every judge row (judge-free rows: the caller's n_boot, default none)
+
+def safe_correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('sample',), statistics:Sequence[str]=('spearman',), min_n:int=3,
+                          n_boot:int|None=None, **kw) -> pd.DataFrame:
+    """`metaeval.correlation_rows` over the rows with both scores, plus empty rows (n = valid pairs) for runs with fewer than `min_n`.
+
+    Rows of a judge get a seeded bootstrap 95 % CI (`n_boot`, default `JUDGE_BOOTSTRAP` resamples); judge-free rows
+    (judge `none`, e.g. lexical metrics over a whole benchmark) get one only when `n_boot` is given."""
     from checkeval.metaeval import correlation_rows, CORRELATION_COLUMNS
     if frame is None or not len(frame): return pd.DataFrame(columns=CORRELATION_COLUMNS)
     keys = ['benchmark', 'method', 'variant', 'judge', 'dimension']
@@ -297,7 +347,10 @@ def safe_correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('sample',), 
     counts = ok.groupby(keys).size()
     enough = counts[counts >= min_n].index
     good = ok.set_index(keys).loc[lambda d: d.index.isin(enough)].reset_index() if len(enough) else ok.iloc[:0]
-    res = [correlation_rows(good, levels=levels, statistics=statistics, **kw)] if len(good) else []
+    res = []
+    for free, part in good.groupby(good.judge == 'none') if len(good) else []:
+        nb = (n_boot or 0) if free else (JUDGE_BOOTSTRAP if n_boot is None else n_boot)
+        res.append(correlation_rows(part, levels=levels, statistics=statistics, n_boot=nb, **kw))
     few = frame[keys].drop_duplicates()
     few = few[~few.set_index(keys).index.isin(enough)]
     if len(few):

@@ -9,7 +9,7 @@ if not all(data.available(p) for p in ('judgments/check_eval_legal_sts_gpt-4-tur
 from checkeval import recorded
 from checkeval.metaeval import CORRELATION_COLUMNS, AGREEMENT_COLUMNS
 from checkeval.reporting import merge_long_csv
-from checkeval.methods.keypoint import RECORDED_LEGAL_JUDGE
+from checkeval.recorded import RECORDED_LEGAL_JUDGE
 
 
 def _fake_hanna(levels=('sample', 'system'), n_boot=0):
