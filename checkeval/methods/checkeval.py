@@ -1,4 +1,4 @@
-"""Checklist-based evaluation (Lee et al., CheckEval): checklists as YAML files, the construction pipeline (seed → diversification / elaboration → filtering), yes/no evaluation with a robust answer parser, human questionnaires and per-question interpretability.
+"""Checklist-based evaluation (Lee et al., CheckEval): yes/no evaluation with a robust answer parser, one checklist shared by every evaluator, scores with a floor on the answered share, human questionnaires and per-question interpretability. Checklists themselves (files, released sets, construction) are in `checkeval.methods.checkeval_checklists`.
 
 Docs: https://checkeval.github.io/checkeval/checkeval.html.md"""
 
@@ -8,22 +8,21 @@ Docs: https://checkeval.github.io/checkeval/checkeval.html.md"""
 from __future__ import annotations
 import csv, io, json, math, re, statistics
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Literal, Optional, Sequence
 import yaml
-from pydantic import ValidationError
+from pydantic import Field, PositiveInt, ValidationError
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES
-from ..runs import MethodResult, make_answer, register_method, variant_name, yes_ratio_judgments
+from ..runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, yes_ratio_judgments
+from ..settings import runs_dir
 from ..parsing import extract_json, normalized_yes, token_text
+from .checkeval_checklists import *
+from .checkeval_checklists import _MD
 
 # %% auto #0
-__all__ = ['STAGE_ORDER', 'PAPER_SIZES', 'BENCHMARK_TASKS', 'QUESTIONNAIRE_COLUMNS', 'parse_reply', 'parse_answers_detailed',
-           'parse_answers', 'split_questions', 'checklist_from_dict', 'checklist_to_dict', 'load_checklist',
-           'save_checklist', 'active_questions', 'project_checklist_dir', 'project_checklist_path',
-           'upstream_checklist', 'upstream_size_table', 'select_stages', 'get_checklist', 'benchmark_task',
-           'parse_question_list', 'parse_filter_reply', 'filter_requests', 'apply_filter', 'filter_checklist',
-           'build_checklists', 'construction_counts', 'p_yes_from_logprobs', 'item_inputs', 'question_groups',
-           'checklist_requests', 'answers_from_responses', 'failure_summary', 'run_checkeval', 'export_questionnaire',
-           'import_answers', 'failed_questions', 'question_stats', 'build_main']
+__all__ = ['QUESTIONNAIRE_COLUMNS', 'parse_reply', 'parse_answers_detailed', 'parse_answers', 'p_yes_from_logprobs',
+           'item_inputs', 'question_groups', 'checklist_requests', 'answers_from_responses', 'failure_summary',
+           'CheckEvalOptions', 'checkeval_options', 'shared_checklists', 'floor_judgments', 'run_checkeval',
+           'export_questionnaire', 'import_answers', 'failed_questions', 'question_stats']
 
 # %% ../../nbs/10_checkeval.ipynb #183b2c7f
 _STRONG = re.compile(r'(?<![A-Za-z0-9])(?:q|question)\s*(?:no\.?\s*|#\s*|\.\s*)?(\d{1,3})(?![\d.,]\d)(?!\s*(?:-|\.)\s*\d)', re.I)
@@ -33,7 +32,6 @@ _LEAD_JUNK = re.compile(r'^[\s\W_]*', re.U)
 _LEAD_PREFIX = re.compile(r'^(?:(?:(?:my|final|the)\s+)?(?:answer|response|verdict|reply|output)s?\s*(?:is\s*)?[:=\-–—]?\s*[\W_]*|(?:a|r)\s*[:=\-–—]\s*[\W_]*)', re.I)
 _CLAUSE_END = re.compile(r'[.,;:!()\-–—]|\bbecause\b|\bsince\b|\bas\b', re.I)
 _NA = re.compile(r'(?<![\w])(?:n/?a|not applicable)(?![\w])', re.I)
-_MD = re.compile(r'\*\*|__|\*|`+|~~')
 
 def _verdict_words(s:str) -> set[bool]:
     return {m.group(1).lower() == 'yes' for m in _VERDICT.finditer(s)}
@@ -133,401 +131,6 @@ def parse_answers(text:str|None, n_questions:int) -> list[bool|None]:
     "Yes/no per question (True/False), None where the answer is missing, duplicated with a conflict, or ambiguous."
     return [v for v,_ in parse_answers_detailed(text, n_questions)]
 
-# %% ../../nbs/10_checkeval.ipynb #db3dd751
-STAGE_ORDER = ('seed', 'diversification', 'elaboration')
-
-def _norm_q(s:str) -> str:
-    "Normalised question text for de-duplication: lower case, letters and digits only, single spaces."
-    s = str(s).lower().replace('’', "'")
-    return re.sub(r'\s+', ' ', re.sub(r"[^\w\s']", ' ', s)).strip()
-
-def split_questions(s) -> list[str]:
-    "Split a folded string holding several questions on '?' (each question keeps its '?')."
-    if s is None: return []
-    if isinstance(s, (list, tuple)): return [q for x in s for q in split_questions(x)]
-    s = re.sub(r'\s+', ' ', str(s)).strip()
-    parts = [p.strip() for p in re.findall(r'[^?]+\?|[^?]+$', s)]
-    return [p for p in parts if p.strip('?. ')]
-
-# %% ../../nbs/10_checkeval.ipynb #8640cd10
-def _qid(dimension:str, k:int) -> str: return f'{dimension[:3].lower()}-{k:02d}'
-
-def checklist_from_dict(d:dict, path=None) -> Checklist:
-    "A `Checklist` from the YAML schema (see `configs/checklists/README.md`)."
-    if not isinstance(d, dict): raise DataError('a checklist file must be a mapping', path)
-    for k in ('dimension', 'sub_dimensions'):
-        if k not in d: raise DataError(f"missing key {k!r}", path, field=k)
-    unknown = set(d) - {'benchmark', 'dimension', 'definition', 'scale', 'source', 'sub_dimensions', 'meta'}
-    if unknown: raise DataError(f'unknown keys {sorted(unknown)}', path, field=sorted(unknown)[0])
-    subs = d['sub_dimensions']
-    if isinstance(subs, dict): subs = [{'name': k, 'questions': v} for k,v in subs.items()]
-    qs, k = [], 0
-    for i,sd in enumerate(subs or []):
-        if not isinstance(sd, dict) or 'name' not in sd: raise DataError('each sub-dimension needs a name', path, field=f'sub_dimensions[{i}]')
-        for j,q in enumerate(sd.get('questions') or []):
-            k += 1
-            q = {'text': q} if isinstance(q, str) else dict(q)
-            if not isinstance(q.get('text'), str) or not q['text'].strip():
-                raise DataError('question without text', path, field=f'sub_dimensions[{i}].questions[{j}]')
-            meta = dict(q.get('meta') or {})
-            if q.get('stages'): meta['stages'] = list(q['stages'])
-            try: qs.append(Question(id=str(q.get('id') or _qid(d['dimension'], k)), text=q['text'], sub_dimension=sd['name'],
-                                    stage=q.get('stage', 'seed'), meta=meta))
-            except ValidationError as e: raise DataError(e.errors()[0]['msg'], path, field=f'sub_dimensions[{i}].questions[{j}]') from None
-    dim = Dimension(name=d['dimension'], definition=(d.get('definition') or '').strip(), scale=tuple(d['scale']) if d.get('scale') else None)
-    try: return Checklist(dimension=dim, questions=qs, benchmark=d.get('benchmark'), source=d.get('source') or '', meta=d.get('meta') or {})
-    except ValidationError as e: raise DataError(e.errors()[0]['msg'], path) from None
-
-def checklist_to_dict(cl:Checklist) -> dict:
-    "The YAML schema of `cl` (round-trips through `checklist_from_dict`)."
-    subs = []
-    for name,qs in cl.sub_dimensions.items():
-        subs.append({'name': name, 'questions': [{'id': q.id, 'text': q.text, 'stage': q.stage,
-                                                  **({'stages': q.meta['stages']} if q.meta.get('stages') else {}),
-                                                  **({'meta': {k:v for k,v in q.meta.items() if k != 'stages'}} if set(q.meta) - {'stages'} else {})}
-                                                 for q in qs]})
-    d = {'benchmark': cl.benchmark, 'dimension': cl.dimension.name, 'definition': cl.dimension.definition}
-    if cl.dimension.scale: d['scale'] = list(cl.dimension.scale)
-    d.update({'source': cl.source, 'sub_dimensions': subs})
-    if cl.meta: d['meta'] = cl.meta
-    return d
-
-def load_checklist(path) -> Checklist:
-    "Read a checklist YAML file."
-    path = Path(path)
-    if not path.exists(): raise DataError('checklist file not found', path)
-    try: d = yaml.safe_load(path.read_text(encoding='utf-8'))
-    except yaml.YAMLError as e: raise DataError(f'invalid YAML: {e}', path) from None
-    return checklist_from_dict(d, path)
-
-def save_checklist(cl:Checklist, path) -> Path:
-    "Write `cl` as YAML (atomically)."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + '.tmp')
-    tmp.write_text(yaml.safe_dump(checklist_to_dict(cl), sort_keys=False, allow_unicode=True, width=100), encoding='utf-8')
-    tmp.replace(path)
-    return path
-
-def active_questions(cl:Checklist) -> list[Question]:
-    "The questions that are asked: everything except those the filter removed."
-    return [q for q in cl.questions if q.stage != 'removed']
-
-# %% ../../nbs/10_checkeval.ipynb #09471c85
-def project_checklist_dir() -> Path|None:
-    "`configs/checklists` of the repository, if we are in one."
-    from checkeval.core import repo_root as _repo_root
-    root = _repo_root()
-    return root/'configs'/'checklists' if root is not None else None
-
-def project_checklist_path(benchmark:str, dimension:str) -> Path:
-    d = project_checklist_dir()
-    if d is None: raise DataError('configs/checklists is only available inside the repository; pass a path instead')
-    return d/benchmark/f'{dimension}.yaml'
-
-# %% ../../nbs/10_checkeval.ipynb #b88be328
-def _upstream_stage(benchmark:str, dimension:str, stage:str) -> dict:
-    "The authors' raw question file for one stage, as `{'definition': str, 'sub_aspect': {name: [questions]}}`."
-    from checkeval import data
-    d = data.load_checkeval_questions(benchmark, dimension, stage)
-    if isinstance(d, (str, Path)): d = yaml.safe_load(Path(d).read_text(encoding='utf-8'))
-    if not isinstance(d, dict): raise DataError(f'unexpected question file for {benchmark}/{dimension}/{stage}: {type(d).__name__}')
-    subs = d.get('sub_aspect', d.get('sub_aspects', d.get('sub_dimensions')))
-    if subs is None: subs = {k: v for k,v in d.items() if k != 'definition'}
-    if isinstance(subs, list): subs = {s['name']: s.get('questions') for s in subs}
-    defn = d.get('definition', '')
-    if isinstance(defn, dict): defn = defn.get(benchmark) or next(iter(defn.values()), '')
-    return {'definition': (defn or '').strip(), 'sub_aspect': {k: split_questions(v) for k,v in (subs or {}).items()}}
-
-def upstream_checklist(benchmark:str, dimension:str, stages:Sequence[str]|str=STAGE_ORDER, dedupe:bool=True) -> Checklist:
-    "The authors' questions for (benchmark, dimension): one stage or the de-duplicated union of several, with provenance."
-    all_stages = list(STAGE_ORDER)
-    stages = [stages] if isinstance(stages, str) else list(stages)
-    for s in stages:
-        if s not in all_stages: raise DataError(f'unknown upstream stage {s!r}; expected {all_stages}', field='stage')
-    raw = {s: _upstream_stage(benchmark, dimension, s) for s in all_stages}
-    order, seen = [], {}
-    for s in all_stages:
-        for sub,qs in raw[s]['sub_aspect'].items():
-            for q in qs:
-                key = (_norm_q(q),) if dedupe else (_norm_q(q), s, len(order))
-                if key not in seen:
-                    seen[key] = {'text': q, 'sub': sub, 'stage': s, 'stages': []}
-                    order.append(key)
-                if s not in seen[key]['stages']: seen[key]['stages'].append(s)
-    subs_order = list(dict.fromkeys([sub for s in all_stages for sub in raw[s]['sub_aspect']]))
-    qs = []
-    for k,key in enumerate(order, 1):
-        e = seen[key]
-        qs.append(Question(id=_qid(dimension, k), text=e['text'], sub_dimension=e['sub'], stage=e['stage'], meta={'stages': e['stages']}))
-    qs = [q for q in qs if set(q.meta['stages']) & set(stages)]
-    qs.sort(key=lambda q: (subs_order.index(q.sub_dimension), int(q.id.split('-')[-1])))
-    defn = raw['seed']['definition'] or raw[all_stages[-1]]['definition']
-    return Checklist(dimension=Dimension(name=dimension, definition=defn), questions=qs, benchmark=benchmark,
-                     source=f"upstream CheckEval question sets ({'+'.join(stages)})",
-                     meta={'stages': stages, 'upstream_sizes': {s: sum(len(v) for v in raw[s]['sub_aspect'].values()) for s in all_stages}})
-
-# %% ../../nbs/10_checkeval.ipynb #4cb1105d
-PAPER_SIZES = {  # CheckEval paper, Tables 17 and 18: seed, diversification, elaboration, removed by filter, final
-    'summeval': {'coherence': (3, 7, 13, 0, 23), 'consistency': (3, 12, 14, 0, 29), 'fluency': (4, 11, 24, 4, 35), 'relevance': (5, 5, 21, 5, 26)},
-    'topical_chat': {'naturalness': (5, 9, 14, 0, 28), 'coherence': (4, 6, 11, 1, 20), 'engagingness': (4, 10, 17, 0, 31), 'groundedness': (5, 6, 15, 0, 26)},
-}
-
-def upstream_size_table():
-    "Sizes of the released question sets (de-duplicated) next to the paper's Tables 17–18."
-    import pandas as pd
-    rows = []
-    for b,dims in PAPER_SIZES.items():
-        for d,(ps,pd_,pe,pr,pf) in dims.items():
-            cl = upstream_checklist(b, d); c = cl.stage_counts()
-            rows.append({'benchmark': b, 'dimension': d, 'seed': c.get('seed', 0), 'diversification (new)': c.get('diversification', 0),
-                         'elaboration (new)': c.get('elaboration', 0), 'union': len(cl),
-                         'paper seed': ps, 'paper diversification': pd_, 'paper elaboration': pe, 'paper removed': pr, 'paper final': pf,
-                         'union - paper final': len(cl) - pf})
-    return pd.DataFrame(rows)
-
-# %% ../../nbs/10_checkeval.ipynb #233aebef
-def _stages_of(stage) -> list[str]|None:
-    if stage in (None, 'all', 'union'): return None
-    st = stage.split('+') if isinstance(stage, str) else list(stage)
-    bad = [s for s in st if s not in STAGES]
-    if bad: raise DataError(f"unknown stage(s) {bad}; expected 'all' or names from {', '.join(STAGES)} joined by '+'", field='stage')
-    return st
-
-def select_stages(cl:Checklist, stage='all') -> Checklist:
-    "The active questions of `cl` whose provenance includes one of the selected stages."
-    st = _stages_of(stage)
-    qs = [q for q in active_questions(cl) if st is None or q.stage in st or set(q.meta.get('stages', [])) & set(st)]
-    return cl.model_copy(update={'questions': qs, 'meta': {**cl.meta, 'stage_selection': stage}})
-
-def get_checklist(benchmark:str, dimension:str, checklist:str='upstream', stage='all') -> Checklist:
-    "The checklist to evaluate (benchmark, dimension) with; see above for `checklist` and `stage`."
-    if checklist == 'upstream':
-        st = _stages_of(stage)
-        cl = upstream_checklist(benchmark, dimension, [s for s in STAGE_ORDER if st is None or s in st] or STAGE_ORDER)
-        return select_stages(cl, stage)
-    if checklist == 'project': path = project_checklist_path(benchmark, dimension)
-    else:
-        path = Path(checklist)
-        if path.is_dir():
-            cands = [path/benchmark/f'{dimension}.yaml', path/f'{dimension}.yaml']
-            path = next((p for p in cands if p.exists()), cands[0])
-    cl = load_checklist(path)
-    if cl.dimension.name != dimension: raise DataError(f'checklist is for dimension {cl.dimension.name!r}, not {dimension!r}', path, field='dimension')
-    return select_stages(cl, stage)
-
-# %% ../../nbs/10_checkeval.ipynb #1d801bee
-BENCHMARK_TASKS = {
-    'summeval': dict(task='a news article and a summary written for it', target='summary',
-                     description='SummEval: summaries of CNN/DailyMail news articles written by 16 summarisation systems, '
-                                 'rated by experts for coherence, consistency, fluency and relevance.',
-                     inputs=[('Article', 'source', 'article'), ('Summary', 'output', 'summary')]),
-    'topical_chat': dict(task='a conversation between two people, a fact related to it, and one candidate response for the '
-                              'next turn that is meant to draw on the fact', target='response',
-                         description='Topical-Chat: open-domain, knowledge-grounded conversations; candidate next-turn responses are '
-                                     'rated for naturalness, coherence, engagingness and groundedness.',
-                         inputs=[('Conversation history', 'source', 'conversation'), ('Fact', 'context', 'fact'), ('Response', 'output', 'response')]),
-}
-_DEFAULT_TASK = dict(task='an input text and a text generated from it', target='text', description='A benchmark of generated texts rated by people.',
-                     inputs=[('Input', 'source', 'input'), ('Context', 'context', 'context'), ('Text to evaluate', 'output', 'text')])
-
-def benchmark_task(benchmark:str|None) -> dict:
-    "How the prompts describe a benchmark's items: task sentence, target noun, description, input fields."
-    return BENCHMARK_TASKS.get(benchmark or '', _DEFAULT_TASK)
-
-# %% ../../nbs/10_checkeval.ipynb #286eb9b7
-_LINE_PREFIX = re.compile(r'^[\s>*\-•#|]*(?:\(?\d+(?:[-.]\d+)*[.):]?\s+|\(?[a-z][.)]\s+)?', re.I)
-
-def _match_sub(name:str, subs:Sequence[str]) -> str|None:
-    import difflib
-    key = _norm_q(re.sub(r'^\s*\d+[.)]\s*', '', str(name)))
-    norm = {_norm_q(s): s for s in subs}
-    if key in norm: return norm[key]
-    close = difflib.get_close_matches(key, list(norm), n=1, cutoff=0.85)
-    return norm[close[0]] if close else None
-
-def _question_problem(q:str) -> str|None:
-    words = re.findall(r'[A-Za-z]+', q)
-    if not q.strip().endswith('?'): return 'not a question'
-    if len(words) < 3: return 'too short'
-    if len(words) > 60: return 'too long'
-    return None
-
-def parse_question_list(text:str|None, sub_dimensions:Sequence[str]) -> tuple[dict[str, list[str]], list[dict]]:
-    "Questions per sub-dimension from a generated list (JSON or headed lines), and the failures met on the way."
-    subs = list(sub_dimensions)
-    res, fails = {s: [] for s in subs}, []
-    if text is None: return res, [{'reason': 'no reply'}]
-    if not str(text).strip(): return res, [{'reason': 'empty reply'}]
-    text = str(text)
-    def add(sub, q, where):
-        prob = _question_problem(q)
-        if prob: fails.append({'reason': prob, 'text': q[:300], 'where': where})
-        elif sub is None: fails.append({'reason': 'no sub-dimension', 'text': q[:300], 'where': where})
-        elif _norm_q(q) not in {_norm_q(x) for x in res[sub]}: res[sub].append(q.strip())
-    obj = extract_json(text)[0]
-    if obj is not None:
-        for k,v in obj.items():
-            sub = _match_sub(k, subs)
-            vals = v if isinstance(v, list) else [v]
-            if sub is None:
-                fails.append({'reason': 'unknown sub-dimension', 'text': str(k)[:200], 'n_questions': len(vals)}); continue
-            for x in vals:
-                if not isinstance(x, str): fails.append({'reason': 'not a string', 'text': str(x)[:200], 'where': sub}); continue
-                for q in (split_questions(x) or [x]): add(sub, q, 'json')
-    else:
-        current = subs[0] if len(subs) == 1 else None
-        for line in text.splitlines():
-            s = _MD.sub('', line).strip()
-            if not s: continue
-            body = _LINE_PREFIX.sub('', s).strip()
-            head = body.rstrip(':').strip()
-            sub = _match_sub(head, subs) if '?' not in body and len(head) < 80 else None
-            if sub is not None: current = sub; continue
-            if '?' in body:
-                for q in split_questions(body):
-                    if q.endswith('?'): add(current, q, 'lines')
-    if not any(res.values()) and not fails: fails.append({'reason': 'no questions found'})
-    return res, fails
-
-# %% ../../nbs/10_checkeval.ipynb #2ae1035d
-def parse_filter_reply(text:str|None, pool:Sequence[Question]) -> tuple[set[str]|None, list[dict]]:
-    "Ids of the pool questions the filter kept (None when the reply is unusable), and the failures."
-    import difflib
-    if text is None or not str(text).strip(): return None, [{'reason': 'no reply' if text is None else 'empty reply'}]
-    obj = extract_json(str(text))[0]
-    if obj is None: return None, [{'reason': 'no JSON object'}]
-    by_norm = {_norm_q(q.text): q.id for q in pool}
-    kept, fails, n = set(), [], 0
-    for k,v in obj.items():
-        for x in (v if isinstance(v, list) else [v]):
-            n += 1
-            key = _norm_q(x) if isinstance(x, str) else None
-            if key in by_norm: kept.add(by_norm[key]); continue
-            close = difflib.get_close_matches(key or '', list(by_norm), n=1, cutoff=0.9)
-            if close:
-                kept.add(by_norm[close[0]]); fails.append({'reason': 'near match accepted', 'text': str(x)[:300]})
-            else: fails.append({'reason': 'not in pool', 'text': str(x)[:300]})
-    if n == 0: return None, fails + [{'reason': 'empty filter output'}]
-    return kept, fails
-
-# %% ../../nbs/10_checkeval.ipynb #efdcc66d
-def _seed_map(cl:Checklist) -> dict[str, list[str]]:
-    return {name: [q.text for q in qs] for name,qs in cl.sub_dimensions.items()}
-
-def _request(messages, max_tokens, temperature, seed, **meta):
-    from checkeval.judges import JudgeRequest
-    return JudgeRequest(messages=messages, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta)
-
-def _pool_checklist(seed_cl:Checklist, div:dict, elab:dict) -> Checklist:
-    "Seed + diversified + elaborated questions, de-duplicated in that order, with provenance."
-    dim = seed_cl.dimension.name
-    entries, index = [], {}
-    def put(text, sub, stage):
-        key = _norm_q(text)
-        if key in index:
-            e = entries[index[key]]
-            if stage not in e['stages']: e['stages'].append(stage)
-            return
-        index[key] = len(entries); entries.append({'text': text, 'sub': sub, 'stage': stage, 'stages': [stage]})
-    for q in active_questions(seed_cl): put(q.text, q.sub_dimension, 'seed')
-    for stage, got in (('diversification', div), ('elaboration', elab)):
-        for sub, qs in got.items():
-            for q in qs: put(q, sub, stage)
-    subs = list(seed_cl.sub_dimensions)
-    qs = [Question(id=_qid(dim, k), text=e['text'], sub_dimension=e['sub'], stage=e['stage'], meta={'stages': e['stages']})
-          for k,e in enumerate(entries, 1)]
-    qs.sort(key=lambda q: (subs.index(q.sub_dimension) if q.sub_dimension in subs else len(subs), int(q.id.split('-')[-1])))
-    return Checklist(dimension=seed_cl.dimension, questions=qs, benchmark=seed_cl.benchmark, source='checkeval construction pool')
-
-def filter_requests(cl:Checklist, benchmark_description:str='', other_dimensions:Sequence[str]=(), max_tokens:int=2048,
-                    temperature:float=0.0, seed:int|None=None, template:str='checkeval/filter'):
-    "The filter request for checklist `cl` (one per dimension)."
-    from checkeval.prompts import render
-    pool = {name: [q.text for q in qs] for name,qs in select_stages(cl).sub_dimensions.items()}
-    msgs = render(template, benchmark_description=benchmark_description, dimension=cl.dimension.name,
-                  definition=cl.dimension.definition, other_dimensions=list(other_dimensions), pool=pool)
-    return _request(msgs, max_tokens, temperature, seed, stage='filter', dimension=cl.dimension.name)
-
-def apply_filter(cl:Checklist, response) -> tuple[Checklist, dict]:
-    "Mark the questions the filter dropped as `removed` (all kept when the reply is unusable); returns (checklist, report)."
-    text = getattr(response, 'text', None)
-    err = getattr(response, 'error', None)
-    active = active_questions(cl)
-    kept, fails = (None, [{'reason': f'judge error: {err}'}]) if err else parse_filter_reply(text, active)
-    status = 'ok' if kept is not None else 'failed'
-    qs = []
-    for q in cl.questions:
-        if kept is not None and q.stage != 'removed' and q.id not in kept:
-            q = q.model_copy(update={'stage': 'removed', 'meta': {**q.meta, 'origin_stage': q.stage, 'removed_by': 'filter'}})
-        qs.append(q)
-    out = cl.model_copy(update={'questions': qs, 'meta': {**cl.meta, 'filter_status': status}})
-    removed = [q.id for q in qs if q.stage == 'removed' and q.meta.get('removed_by') == 'filter']
-    return out, {'status': status, 'raw': text, 'failures': fails, 'kept': [q.id for q in active_questions(out)], 'removed': removed,
-                 'cache_key': getattr(response, 'cache_key', None)}
-
-def filter_checklist(cl:Checklist, judge, benchmark:str|None=None, other_dimensions:Sequence[str]=(), **kw) -> tuple[Checklist, dict]:
-    "Run the LLM filter on one checklist (e.g. the upstream union) with `judge`."
-    req = filter_requests(cl, benchmark_task(benchmark or cl.benchmark)['description'], other_dimensions, **kw)
-    resp = judge.generate([req], desc=f'checkeval filter {cl.dimension.name}')[0]
-    return apply_filter(cl, resp)
-
-# %% ../../nbs/10_checkeval.ipynb #bc6edf87
-def build_checklists(benchmark:str, dimensions:Sequence[str], judge, seeds:str|dict|None='project', n_min:int=2, n_max:int=5,
-                     max_tokens:int=2048, temperature:float=0.0, seed:int|None=None, out_dir=None) -> tuple[dict[str, Checklist], dict]:
-    """Build checklists for `dimensions` with `judge`: seed → (diversification ∥ elaboration) → filter.
-    `seeds`: 'project' (configs/checklists), a directory or YAML path accepted by `get_checklist`, or {dimension: Checklist}.
-    Returns ({dimension: final checklist}, report); with `out_dir`, writes `<dimension>.yaml` and `construction.json` there."""
-    from checkeval.prompts import render
-    desc = benchmark_task(benchmark)['description']
-    seed_cls = {d: (seeds[d] if isinstance(seeds, dict) else get_checklist(benchmark, d, seeds or 'project', 'seed')) for d in dimensions}
-    reqs, keys = [], []
-    for d, cl in seed_cls.items():
-        vars_ = dict(benchmark_description=desc, dimension=d, definition=cl.dimension.definition, seeds=_seed_map(cl), n_min=n_min, n_max=n_max)
-        for stage, tpl in (('diversification', 'checkeval/diversify'), ('elaboration', 'checkeval/elaborate')):
-            reqs.append(_request(render(tpl, **vars_), max_tokens, temperature, seed, stage=stage, dimension=d)); keys.append((d, stage))
-    resps = judge.generate(reqs, desc='checkeval augmentation')
-    report = {'benchmark': benchmark, 'judge': getattr(judge, 'name', None), 'dimensions': {}}
-    pools = {}
-    for d, cl in seed_cls.items():
-        rep = {'seed': checklist_to_dict(cl)}
-        got = {}
-        for (dd, stage), r in zip(keys, resps):
-            if dd != d: continue
-            if r.error: parsed, fails = {s: [] for s in cl.sub_dimensions}, [{'reason': f'judge error: {r.error}'}]
-            else: parsed, fails = parse_question_list(r.text, list(cl.sub_dimensions))
-            got[stage] = parsed
-            rep[stage] = {'raw': r.text, 'parsed': parsed, 'failures': fails, 'n_parsed': sum(map(len, parsed.values())), 'cache_key': r.cache_key}
-        pools[d] = _pool_checklist(cl, got['diversification'], got['elaboration'])
-        rep['pool'] = checklist_to_dict(pools[d])
-        report['dimensions'][d] = rep
-    others = list(dimensions)
-    freqs = [filter_requests(pools[d], desc, [o for o in others if o != d], max_tokens, temperature, seed) for d in dimensions]
-    fresps = judge.generate(freqs, desc='checkeval filter')
-    finals = {}
-    for d, r in zip(dimensions, fresps):
-        final, frep = apply_filter(pools[d], r)
-        final = final.model_copy(update={'source': f"checkeval construction with judge {getattr(judge, 'name', '?')}"})
-        finals[d] = final
-        c = pools[d].stage_counts()
-        rep = report['dimensions'][d]
-        rep['filter'] = frep
-        rep['final'] = checklist_to_dict(final)
-        rep['counts'] = {'seed': c.get('seed', 0), 'diversification': c.get('diversification', 0), 'elaboration': c.get('elaboration', 0),
-                         'removed by filter': len(frep['removed']), 'final': len(active_questions(final)),
-                         'filter_status': frep['status'],
-                         'parse_failures': len(rep['diversification']['failures']) + len(rep['elaboration']['failures']) + len(frep['failures'])}
-    if out_dir is not None:
-        out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-        for d, cl in finals.items(): save_checklist(cl, out/f'{d}.yaml')
-        (out/'construction.json').write_text(json.dumps(report, indent=1, ensure_ascii=False))
-    return finals, report
-
-def construction_counts(report:dict):
-    "Question counts per stage and dimension (the shape of the paper's Tables 17–18)."
-    import pandas as pd
-    rows = ['seed', 'diversification', 'elaboration', 'removed by filter', 'final']
-    return pd.DataFrame({d: {r: rep['counts'][r] for r in rows} for d, rep in report['dimensions'].items()})
-
 # %% ../../nbs/10_checkeval.ipynb #6f85ee03
 def p_yes_from_logprobs(top_logprobs:list[dict[str, float]]|None) -> float|None:
     "P(yes)/(P(yes)+P(no)) at the first position whose top tokens include a yes or no variant (`checkeval.parsing.normalized_yes`)."
@@ -596,52 +199,121 @@ def failure_summary(answers:Sequence[Answer]) -> dict:
     return out
 
 # %% ../../nbs/10_checkeval.ipynb #0a7c98b2
-_OPTIONS = {'checklist', 'stage', 'granularity', 'max_tokens', 'temperature', 'seed', 'logprobs', 'filter', 'template',
-            'n_min', 'n_max', 'build_max_tokens'}
+class CheckEvalOptions(MethodOptions):
+    "CheckEval's options."
+    checklist: str = 'upstream'            # 'upstream' (the released files) | 'project' | 'build' (augment project seeds) | a path
+    stage: str = 'all'                     # 'all' | 'seed' | 'seed+elaboration' ...
+    granularity: Literal['sub_dimension', 'dimension', 'question'] = 'sub_dimension'
+    filter: bool = False                   # run the LLM filter on the checklist first (a reply that cannot be read fails the run)
+    builder: Optional[str] = None          # judge role: the judge that builds and filters (None: the evaluating judge, said in the run)
+    checklist_dir: Optional[str] = None    # where a built/filtered checklist is kept (default <runs>/_checklists)
+    min_answered: float = Field(0.5, ge=0, le=1)   # below this share of questions answered an item has no score
+    max_tokens: PositiveInt = 200
+    temperature: float = Field(0.0, ge=0)
+    seed: Optional[int] = None
+    logprobs: Optional[bool] = None        # None: on for granularity='question' when the judge returns them
+    template: str = 'checkeval/evaluate'
+    n_min: PositiveInt = 2
+    n_max: PositiveInt = 5
+    build_max_tokens: PositiveInt = 2048
 
-@register_method('checkeval')
-def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
-    """CheckEval. Options: checklist ('upstream' | 'project' | 'build' | path), stage ('all' | 'seed' | 'seed+elaboration' ...),
-    granularity ('sub_dimension' | 'dimension' | 'question'), filter (run the LLM filter on the chosen checklist first),
-    max_tokens (200), temperature (0), seed, logprobs (default: on for granularity='question' when the judge returns them),
-    template ('checkeval/evaluate'); with checklist='build': n_min, n_max, build_max_tokens."""
-    unknown = set(options) - _OPTIONS
-    if unknown: raise ValueError(f"unknown checkeval options {sorted(unknown)}; known: {', '.join(sorted(_OPTIONS))}")
-    variant = variant_name(options)
-    o = dict(checklist='upstream', stage='all', granularity='sub_dimension', max_tokens=200, temperature=0.0, seed=None,
-             logprobs=None, filter=False, template='checkeval/evaluate', n_min=2, n_max=5, build_max_tokens=2048) | options
+def checkeval_options(**options) -> CheckEvalOptions:
+    "The options of a call, checked (a direct call may pass ints for floats): unknown names or bad values → one-line `ValueError`."
+    options = {k: v for k, v in options.items() if k != 'builder'}
+    try: return CheckEvalOptions.model_validate(options, strict=False)
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise ValueError(f"checkeval option {'.'.join(map(str, err['loc']))}: {err['msg']}; known: {', '.join(CheckEvalOptions.model_fields)}") from None
+
+# %% ../../nbs/10_checkeval.ipynb #d2c85b4c
+def _judge_id(judge) -> dict: return {'name': getattr(judge, 'name', None), 'model': getattr(judge, 'model', None)}
+
+def _source_checklists(benchmark:str, names:Sequence[str], o:CheckEvalOptions) -> tuple[dict, dict]:
+    "The checklists to start from ({dimension: Checklist}) and the dimensions skipped, with why."
+    out, skipped = {}, {}
+    for d in names:
+        try: out[d] = get_checklist(benchmark, d, 'project' if o.checklist == 'build' else o.checklist, 'seed' if o.checklist == 'build' else o.stage)
+        except DataError as e: skipped[d] = str(e)
+    return out, skipped
+
+def _filter_all(benchmark:str, checklists:dict, builder, o:CheckEvalOptions) -> tuple[dict, dict]:
+    "Run the filter on every checklist; a reply that cannot be read raises (the build fails)."
+    reqs = [filter_requests(cl, benchmark_task(benchmark)['description'], [x for x in checklists if x != d], o.build_max_tokens,
+                            o.temperature, o.seed) for d, cl in checklists.items()]
+    out, rep = {}, {}
+    for (d, cl), r in zip(list(checklists.items()), builder.generate(reqs, desc='checkeval filter')):
+        out[d], rep[d] = apply_filter(cl, r)
+        if rep[d]['status'] != 'ok':
+            why = '; '.join(f['reason'] for f in rep[d]['failures'][:3])
+            raise DataError(f"the filter reply of {getattr(builder, 'name', '?')} for {benchmark}/{d} could not be read ({why}): "
+                            'the checklist is not built (no fall-back to the unfiltered union)', field='filter')
+    return out, rep
+
+def shared_checklists(benchmark:str, names:Sequence[str], builder, o:CheckEvalOptions) -> tuple[dict, dict, dict]:
+    "({dimension: Checklist}, skipped, provenance): built/filtered once by `builder` and kept as YAML, or read back from there."
+    source, skipped = _source_checklists(benchmark, names, o)
+    if not source: return {}, skipped, {}
+    spec = {'benchmark': benchmark, 'builder': _judge_id(builder), 'source': {d: checklist_to_dict(c) for d, c in source.items()},
+            **o.model_dump(include={'checklist', 'stage', 'filter', 'n_min', 'n_max', 'build_max_tokens', 'temperature', 'seed'})}
+    folder = Path(o.checklist_dir or runs_dir()/'_checklists')/benchmark/str(spec['builder']['name'])/canonical_hash(spec)[:12]
+    files = {d: folder/f'{d}.yaml' for d in source}
+    if all(p.exists() for p in files.values()):
+        prov = json.loads((folder/'construction.json').read_text()) if (folder/'construction.json').exists() else {}
+        return {d: load_checklist(p) for d, p in files.items()}, skipped, prov | {'folder': str(folder), 'reused': True}
+    report = {}
+    if o.checklist == 'build':
+        built, report = build_checklists(benchmark, list(source), builder, dict(source), o.n_min, o.n_max, o.build_max_tokens, o.temperature, o.seed)
+        cls = {d: select_stages(cl, o.stage) for d, cl in built.items()}
+    else:
+        cls, report = _filter_all(benchmark, source, builder, o)
+    prov = {'builder': spec['builder'], 'benchmark': benchmark, 'checklist': o.checklist, 'stage': o.stage, 'filter': o.filter, 'report': report}
+    for d, cl in cls.items(): save_checklist(cl.model_copy(update={'meta': {**cl.meta, 'builder': spec['builder']}}), files[d])
+    (folder/'construction.json').write_text(json.dumps(prov, indent=1, ensure_ascii=False, default=str))
+    return cls, skipped, prov | {'folder': str(folder), 'reused': False}
+
+# %% ../../nbs/10_checkeval.ipynb #83962f4f
+def floor_judgments(judgments:Sequence[Judgment], min_answered:float=0.5) -> list[Judgment]:
+    "`judgments` with the score removed (and why) where fewer than `min_answered` of the questions were answered."
+    out = []
+    for j in judgments:
+        share = j.n_answered / j.n_questions if j.n_questions else 0.0
+        if j.score is not None and share < min_answered:
+            j = j.model_copy(update={'score': None, 'meta': {**j.meta, 'no_score': f'answered {j.n_answered}/{j.n_questions} < min_answered {min_answered}'}})
+        out.append(j)
+    return out
+
+# %% ../../nbs/10_checkeval.ipynb #3059810a
+def _checklist_label(o:CheckEvalOptions, checklists:dict, builder, prov:dict) -> str:
+    "How the tables name the questions asked: 'unfiltered union (23/29)', 'filtered by <builder> (...)', ..."
+    sizes = '/'.join(str(len(active_questions(c))) for c in checklists.values())
+    if o.filter or o.checklist == 'build':
+        return f"{'built and filtered' if o.checklist == 'build' else 'filtered'} by {_judge_id(builder)['name']} ({sizes})"
+    if o.checklist == 'upstream': return f"{'unfiltered union' if o.stage in ('all', 'union') else 'released ' + o.stage} ({sizes})"
+    return f'{o.checklist} ({sizes})'
+
+@register_method('checkeval', options=CheckEvalOptions, judges=('builder',))
+def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], builder=None, **options) -> MethodResult:
+    "CheckEval on `items` for `dimensions` with the options of `CheckEvalOptions`; `builder` (a Judge) builds/filters the checklist once."
+    if isinstance(builder, (str, list)): raise ValueError('builder must be a Judge (the runner resolves a judge name)')
+    o = checkeval_options(**options)
     benchmark = items[0].benchmark if items else None
     names = [d.name if isinstance(d, Dimension) else d for d in dimensions]
-    artifacts, checklists, skipped = {}, {}, {}
-    if o['checklist'] == 'build':
-        have = [d for d in names if project_checklist_dir() is not None and project_checklist_path(benchmark, d).exists()]
-        skipped.update({d: 'no seed checklist in configs/checklists' for d in names if d not in have})
-        if have:
-            built, report = build_checklists(benchmark, have, judge, 'project', o['n_min'], o['n_max'], o['build_max_tokens'], o['temperature'], o['seed'])
-            checklists = {d: select_stages(cl, o['stage']) for d, cl in built.items()}
-            artifacts['construction'] = report
+    artifacts = {}
+    if o.filter or o.checklist == 'build':
+        checklists, skipped, prov = shared_checklists(benchmark, names, builder or judge, o)
+        artifacts['construction'] = prov | {'builder_is_evaluator': builder is None or getattr(builder, 'name', None) == judge.name}
     else:
-        for d in names:
-            try: checklists[d] = get_checklist(benchmark, d, o['checklist'], o['stage'])
-            except DataError as e: skipped[d] = str(e)
-    if o['filter'] and checklists:
-        reqs = [filter_requests(cl, benchmark_task(benchmark)['description'], [x for x in checklists if x != d], o['build_max_tokens'],
-                                o['temperature'], o['seed']) for d, cl in checklists.items()]
-        resps = judge.generate(reqs, desc='checkeval filter')
-        filt = {}
-        for (d, cl), r in zip(list(checklists.items()), resps):
-            checklists[d], filt[d] = apply_filter(cl, r)
-        artifacts['filter'] = filt
-    checklists = {d: cl for d, cl in checklists.items() if active_questions(cl)} | {}
+        checklists, skipped = _source_checklists(benchmark, names, o); prov = {}
+    checklists = {d: cl for d, cl in checklists.items() if active_questions(cl)}
     if not checklists: raise DataError(f'no checklist for any of the dimensions {names}: ' + '; '.join(f'{k}: {v}' for k,v in skipped.items()))
-    logprobs = o['logprobs'] if o['logprobs'] is not None else (o['granularity'] == 'question' and bool(getattr(judge, 'supports_logprobs', False)))
-    keyed = checklist_requests(items, checklists, o['granularity'], o['max_tokens'], o['temperature'], o['seed'], logprobs, o['template'])
-    resps = judge.generate([r for _, r in keyed], desc=f'checkeval {benchmark}')
-    answers = answers_from_responses(keyed, resps, judge.name, 'checkeval', variant)
-    judgments = yes_ratio_judgments(answers, n_questions={d: len(active_questions(cl)) for d, cl in checklists.items()})
+    logprobs = o.logprobs if o.logprobs is not None else (o.granularity == 'question' and bool(getattr(judge, 'supports_logprobs', False)))
+    keyed = checklist_requests(items, checklists, o.granularity, o.max_tokens, o.temperature, o.seed, logprobs, o.template)
+    answers = answers_from_responses(keyed, judge.generate([r for _, r in keyed], desc=f'checkeval {benchmark}'), judge.name, 'checkeval', 'default')
+    judgments = floor_judgments(yes_ratio_judgments(answers, n_questions={d: len(active_questions(cl)) for d, cl in checklists.items()}), o.min_answered)
     artifacts.update({'checklists': {d: checklist_to_dict(cl) for d, cl in checklists.items()},
                       'parse_failures': failure_summary(answers), 'skipped_dimensions': skipped,
-                      'settings': {k: o[k] for k in ('checklist', 'stage', 'granularity', 'max_tokens', 'temperature', 'seed', 'filter')} | {'logprobs': logprobs}})
+                      'settings': o.model_dump() | {'logprobs': logprobs, 'checklist_label': _checklist_label(o, checklists, builder or judge, prov),
+                                                    'builder': _judge_id(builder or judge) if (o.filter or o.checklist == 'build') else None}})
     return MethodResult(answers=answers, judgments=judgments, artifacts=artifacts)
 
 # %% ../../nbs/10_checkeval.ipynb #cd8b2b66
@@ -733,30 +405,3 @@ def question_stats(answers:Sequence[Answer], items:Sequence[Item], score_key:str
         rows.append({'judge': j, 'dimension': d, 'question_id': qid, 'question': g['q'], 'n': len(x), 'yes_rate': x.mean(),
                      'tertile_gap': gap, 'point_biserial': r, 'p_value': p})
     return pd.DataFrame(rows).sort_values(['judge', 'dimension', 'question_id']).reset_index(drop=True) if rows else pd.DataFrame()
-
-# %% ../../nbs/10_checkeval.ipynb #139775ef
-def build_main(argv=None) -> int:
-    "`python -m checkeval.methods.checkeval build ...`: build checklists with a judge and write them as YAML."
-    import argparse
-    p = argparse.ArgumentParser(prog='python -m checkeval.methods.checkeval', description='Build CheckEval checklists with a judge.')
-    p.add_argument('command', choices=['build'])
-    p.add_argument('--benchmark', required=True)
-    p.add_argument('--judge', default='tiny')
-    p.add_argument('--dimensions', nargs='+', required=True)
-    p.add_argument('--seeds', default='project', help="'project' (configs/checklists), a directory or a YAML path")
-    p.add_argument('--out', required=True, help='directory for <dimension>.yaml and construction.json')
-    p.add_argument('--n-min', type=int, default=2)
-    p.add_argument('--n-max', type=int, default=5)
-    p.add_argument('--max-tokens', type=int, default=2048)
-    a = p.parse_args(argv)
-    from checkeval.judges import get_judge
-    judge = get_judge(a.judge)
-    _, report = build_checklists(a.benchmark, a.dimensions, judge, a.seeds, a.n_min, a.n_max, a.max_tokens, out_dir=a.out)
-    print(construction_counts(report).to_string())
-    print(json.dumps({'out': str(a.out), 'usage': judge.usage()}, default=str))
-    return 0
-
-# %% ../../nbs/10_checkeval.ipynb #83d63e02
-import sys as _sys
-if __name__ == '__main__' and '__file__' in globals() and 'ipykernel' not in _sys.modules and not hasattr(_sys, 'ps1'):
-    _sys.exit(build_main())
