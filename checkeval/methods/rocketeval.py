@@ -6,123 +6,40 @@ Docs: https://checkeval.github.io/checkeval/rocketeval.html.md"""
 
 # %% ../../nbs/12_rocketeval.ipynb #337fc110
 from __future__ import annotations
-import json, math, re, warnings
-from collections import Counter
-from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+import math, warnings
+from typing import Any, Literal, Mapping, Optional, Sequence, Union
 import numpy as np
-import pandas as pd
-from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, read_jsonl, write_jsonl
+from pydantic import Field, PositiveInt, ValidationError
+from ..core import Answer, Checklist, Dimension, Item, Judgment
 from ..prompts import render
-from ..runs import MethodResult, make_answer, register_method, variant_name
+from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name
 from ..parsing import answer_class, normalized_yes, yes_no_mass
-_all_ = ['answer_class', 'yes_no_mass']   # re-exported: one yes/no reader for every method
+from .rocketeval_data import (instance_of, parse_checklist, make_checklist, save_checklists, load_checklists,
+    fixed_checklist, mt_bench_instances, read_mt_bench_responses, mt_bench_response_items, load_rocketeval_export, read_annotations,
+    default_train_models, rocketeval_template)
+_all_ = ['answer_class', 'yes_no_mass', 'instance_of', 'parse_checklist', 'make_checklist', 'save_checklists', 'load_checklists',
+         'fixed_checklist', 'read_mt_bench_responses', 'mt_bench_response_items', 'load_rocketeval_export']   # re-exported
 
 # %% auto #0
-__all__ = ['FIXED_QUESTIONS', 'YES_NO', 'EXPORT_BENCHMARKS', 'render_history', 'instance_of', 'creation_messages',
-           'parse_checklist', 'make_checklist', 'save_checklists', 'load_checklists', 'create_checklists',
-           'fixed_checklist', 'normalized_score', 'grading_messages', 'grading_request', 'grade_items',
+__all__ = ['P_YES_RULES', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVERALL', 'creation_messages', 'create_checklists',
+           'authors_normalized_yes', 'normalized_score', 'grading_messages', 'grading_request', 'grade_items',
            'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor', 'supervised_scores',
-           'mt_bench_instances', 'read_mt_bench_responses', 'mt_bench_response_items', 'generate_mt_bench_responses',
-           'load_rocketeval_export', 'read_annotations', 'default_train_models', 'run_rocketeval', 'system_scores',
-           'arena_reference', 'simulated_battles', 'list_level_evaluation', 'pairwise_agreement_with_votes',
-           'cost_table', 'answer_class', 'yes_no_mass']
-
-# %% ../../nbs/12_rocketeval.ipynb #6d9418e3
-def render_history(history:Sequence[Mapping]|str|None) -> str:
-    "Chat messages (`role`, `content`) as plain text, one labelled block per turn ('' when empty)."
-    if not history: return ''
-    if isinstance(history, str): return history.strip()
-    names = {'user': 'User', 'assistant': 'Assistant', 'system': 'System'}
-    return '\n\n'.join(f"{names.get(m.get('role'), str(m.get('role')).title())}: {str(m.get('content', '')).strip()}" for m in history)
-
-def instance_of(item:Item) -> dict:
-    "The instance an item answers: `id`, `history` (text), `query`, `reference` (None when absent)."
-    hist = item.meta.get('history', item.context)
-    return {'id': item.group_id, 'history': render_history(hist), 'query': item.source, 'reference': item.reference}
+           'generate_mt_bench_responses', 'RocketEvalOptions', 'rocketeval_options', 'check_creator', 'creator_record',
+           'rocketeval_responses', 'rocketeval_checklists', 'item_features', 'rocketeval_supervised',
+           'rocketeval_judgments', 'run_rocketeval', 'answer_class', 'yes_no_mass', 'instance_of', 'parse_checklist',
+           'make_checklist', 'save_checklists', 'load_checklists', 'fixed_checklist', 'read_mt_bench_responses',
+           'mt_bench_response_items', 'load_rocketeval_export']
 
 # %% ../../nbs/12_rocketeval.ipynb #4a7f4101
 def creation_messages(instance:Mapping, min_questions:int=5, max_questions:int=10, prompt_source:str='own') -> list[dict]:
     "Chat messages asking a strong judge for the checklist of `instance` (see `instance_of`)."
     if prompt_source == 'upstream':
-        tpl = _upstream_template('create')
+        tpl = rocketeval_template('create')
         return [{'role': 'user', 'content': tpl.format(history=instance.get('history') or '', user_query=instance['query'],
                                                        reference_response=instance.get('reference') or '')}]
     if prompt_source != 'own': raise ValueError(f"prompt_source must be 'own' or 'upstream', not {prompt_source!r}")
     return render('rocketeval/create', history=instance.get('history') or '', query=instance['query'],
                   reference=instance.get('reference') or '', min_questions=min_questions, max_questions=max_questions)
-
-def _upstream_template(name:str) -> str:
-    "The authors' template `create` or `grading` (Markdown with `{placeholders}`), read as data."
-    from checkeval import data
-    if hasattr(data, 'rocketeval_template'): return data.rocketeval_template(name)
-    return Path(data.resolve(f'upstream/rocketeval/{name}.md')).read_text(encoding='utf-8')
-
-# %% ../../nbs/12_rocketeval.ipynb #9c118311
-_ITEM = re.compile(r'^\s*(?:[-*+]\s+)?(?:\*\*|__)?\(?(?:Q(?:uestion)?\s*)?(\d{1,2})\s*(?:[.):]|\s+-)\s*(?:\*\*|__)?\s*(.*)$', re.I)
-_AUX = re.compile(r'^(does|do|did|is|are|was|were|has|have|had|can|could|will|would|should|shall|may|might|must)\b', re.I)
-_PLACEHOLDER = re.compile(r'^(\{\{.*\}\}|<[^<>]*>|\[[^\[\]]*\]|\.\.\.|…)$')
-
-def _clean_question(s:str) -> str:
-    s = re.sub(r'(\*\*|__|`)', '', s).strip()
-    return re.sub(r'\s+', ' ', s).strip(' -–')
-
-def parse_checklist(text:str|None, min_questions:int=1, echo:str='') -> tuple[list[str], str]:
-    "Yes/no questions of the numbered list in `text`, and 'ok' or the reason no usable checklist was found; questions copied from `echo` (the prompt's own examples) are dropped."
-    if not text or not text.strip(): return [], 'empty reply'
-    items, cur, echoed = [], None, 0
-    for line in text.splitlines():
-        if line.strip().startswith('```'): cur = None; continue
-        m = _ITEM.match(line)
-        if m and m.group(2).strip():
-            cur = [m.group(2)]; items.append(cur)
-        elif cur is not None and line.strip() and line[:1].isspace():
-            cur.append(line.strip())          # a wrapped continuation line
-        else: cur = None
-    qs, seen = [], set()
-    for parts in items:
-        q = _clean_question(' '.join(parts))
-        if _PLACEHOLDER.match(q) or len(re.findall(r'[A-Za-z]{2,}', q)) < 3: continue
-        if '...' in q or '…' in q or (echo and q in echo): echoed += 1; continue
-        if not (q.endswith('?') or _AUX.match(q)): continue
-        if q.lower() in seen: continue
-        seen.add(q.lower()); qs.append(q)
-    if not items: return [], 'no numbered list in the reply'
-    if not qs and echoed: return [], f'only the prompt\'s example questions copied back ({echoed} lines)'
-    if not qs: return [], f'numbered list without yes/no questions ({len(items)} lines)'
-    if len(qs) < min_questions: return qs, f'only {len(qs)} questions (fewer than {min_questions})'
-    return qs, 'ok'
-
-# %% ../../nbs/12_rocketeval.ipynb #9c67469d
-def make_checklist(instance_id:str, questions:Sequence[str], dimension:Dimension|None=None, benchmark:str|None=None,
-                   source:str='', **meta) -> Checklist:
-    "An instance-level `Checklist` (questions with `stage='instance'`) for `instance_id`."
-    dim = dimension or Dimension(name='overall')
-    qs = [Question(id=f'{instance_id}/c{k}', text=q, stage='instance') for k,q in enumerate(questions, 1)]
-    return Checklist(dimension=dim, questions=qs, benchmark=benchmark, source=source, meta={'instance_id': str(instance_id), **meta})
-
-def save_checklists(path, checklists:Mapping[str, Checklist]|Iterable[Checklist]) -> Path:
-    "Write instance-level checklists as JSON Lines (one `Checklist` per line)."
-    cls = checklists.values() if isinstance(checklists, Mapping) else checklists
-    return write_jsonl(path, list(cls))
-
-def load_checklists(path, dimension:Dimension|None=None, benchmark:str|None=None) -> dict[str, Checklist]:
-    "Instance id → `Checklist`, from `save_checklists` output or the authors' `checklist.jsonl`."
-    res = {}
-    for i,d in enumerate(read_jsonl(path), 1):
-        if 'questions' in d:
-            cl = Checklist.from_dict(d, path, i)
-            iid = cl.meta.get('instance_id')
-            if iid is None: raise DataError("checklist without meta.instance_id", path, i, 'meta.instance_id')
-        elif 'session_id' in d and 'checklist' in d:
-            qs = d['checklist']
-            if isinstance(qs, str): qs, _ = parse_checklist(qs)
-            if not isinstance(qs, list): raise DataError('checklist must be a list of questions', path, i, 'checklist')
-            iid = str(d['session_id'])
-            cl = make_checklist(iid, [q for q in qs if str(q).strip()], dimension, benchmark, source=f'file:{Path(path).name}')
-        else: raise DataError("expected a Checklist record or {'session_id', 'checklist'}", path, i)
-        res[str(iid)] = cl
-    return res
 
 # %% ../../nbs/12_rocketeval.ipynb #3f398732
 def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|None=None, benchmark:str|None=None,
@@ -131,7 +48,11 @@ def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|No
     "Checklists (instance id → `Checklist`) written by `judge`, and a log record per instance."
     from checkeval.judges import JudgeRequest
     reqs = [JudgeRequest(messages=creation_messages(ins, min_questions, max_questions, prompt_source),
-                         max_tokens=max_tokens, temperature=0.0) for ins in instances]
+                         max_tokens=max_tokens, temperature=0.0,
+                         meta={'method': 'rocketeval', 'stage': 'create',   # a dry run's reply: a checklist of max_questions questions
+                               'placeholder': '\n'.join(f'{k}. Does the response settle placeholder point {k} of request {ins["id"]}?'
+                                                        for k in range(1, max_questions + 1))})
+            for ins in instances]
     resps = judge.generate(reqs, desc=desc) if reqs else []
     checklists, log = {}, []
     echo = '\n'.join(m['content'] for m in creation_messages({'query': '', 'reference': ''}, min_questions, max_questions, prompt_source))
@@ -148,26 +69,23 @@ def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|No
                                                         creator=judge.name, prompt_source=prompt_source, cache_key=r.cache_key)
     return checklists, log
 
-# %% ../../nbs/12_rocketeval.ipynb #95b970b7
-FIXED_QUESTIONS = (
-    'Does the response help the user with what they asked for?',
-    'Does the response stay on the topic of the request?',
-    'Is the information in the response accurate?',
-    'Does the response treat the subject in appropriate depth?',
-    'Does the response show creativity where the request allows it?',
-    'Does the response give an appropriate level of detail?',
-)
-
-def fixed_checklist(instance_id:str, dimension:Dimension|None=None, benchmark:str|None=None) -> Checklist:
-    "The six generic questions of the paper's 'Fixed' baseline, as a checklist for `instance_id` (stage 'human')."
-    dim = dimension or Dimension(name='overall')
-    qs = [Question(id=f'{instance_id}/f{k}', text=q, stage='human') for k, q in enumerate(FIXED_QUESTIONS, 1)]
-    return Checklist(dimension=dim, questions=qs, benchmark=benchmark, source='fixed', meta={'instance_id': str(instance_id), 'fixed': True})
-
 # %% ../../nbs/12_rocketeval.ipynb #7c03f3cd
-def normalized_score(top_logprobs:Mapping[str, float]|None) -> tuple[float|None, str]:
-    "P(Yes) / (P(Yes) + P(No)) from the first token's top log-probabilities, and 'ok' or the reason it is unknown."
+P_YES_RULES = ('sum_top20', 'authors')
+
+def authors_normalized_yes(top_logprobs:Mapping[str, float]|None, k:int=5) -> float:
+    "The released code's rule: max over the yes (no) spellings among the top `k` tokens, a missing side 0, neither → 0.5."
+    top = sorted(((t, lp) for t, lp in (top_logprobs or {}).items() if lp is not None and not math.isnan(lp)), key=lambda x: -x[1])[:k]
+    best = {'yes': 0.0, 'no': 0.0}
+    for t, lp in top:
+        c = answer_class(t)
+        if c is not None: best[c] = max(best[c], math.exp(lp))
+    return best['yes'] / (best['yes'] + best['no']) if best['yes'] + best['no'] > 0 else 0.5
+
+def normalized_score(top_logprobs:Mapping[str, float]|None, rule:str='sum_top20') -> tuple[float|None, str]:
+    "P(Yes) / (P(Yes) + P(No)) from the first token's top log-probabilities under `rule`, and 'ok' or the reason it is unknown."
+    if rule not in P_YES_RULES: raise ValueError(f"p_yes must be one of {P_YES_RULES}, not {rule!r}")
     if not top_logprobs: return None, 'no logprobs in the response'
+    if rule == 'authors': return authors_normalized_yes(top_logprobs), 'ok'
     p = normalized_yes(top_logprobs, position=0)
     if p is None: return None, 'neither yes nor no among the top logprobs'
     return p, 'ok'
@@ -178,7 +96,7 @@ YES_NO = ('Yes', 'No')
 def grading_messages(instance:Mapping, response:str, question:str, prompt_source:str='own') -> list[dict]:
     "Chat messages asking whether `response` (to `instance`) satisfies checklist `question`."
     if prompt_source == 'upstream':
-        tpl = _upstream_template('grading')
+        tpl = rocketeval_template('grading')
         return [{'role': 'user', 'content': tpl.format(history=instance.get('history') or '', user_query=instance['query'],
                                                        model_output=response, question=question)}]
     if prompt_source != 'own': raise ValueError(f"prompt_source must be 'own' or 'upstream', not {prompt_source!r}")
@@ -192,10 +110,10 @@ def grading_request(messages:list[dict], logprobs:bool=True, top_logprobs:int|No
                         constraint=Constraint(choices=list(YES_NO)) if constrain else None)
 
 # %% ../../nbs/12_rocketeval.ipynb #6d0f6bbe
-def _value(resp, normalized:bool) -> tuple[float|None, str, float|None]:
+def _value(resp, normalized:bool, rule:str='sum_top20') -> tuple[float|None, str, float|None]:
     "(value, status, p_yes) of one grading response."
     if resp.error: return None, f'judge error: {resp.error}', None
-    p, why = normalized_score(resp.top_logprobs[0] if resp.top_logprobs else None)
+    p, why = normalized_score(resp.top_logprobs[0] if resp.top_logprobs else None, rule)
     if normalized: return p, why, p
     c = answer_class((resp.text or '').strip())
     if c is None: return None, f'reply is not yes/no: {(resp.text or "")[:40]!r}', p
@@ -203,7 +121,7 @@ def _value(resp, normalized:bool) -> tuple[float|None, str, float|None]:
 
 def grade_items(items:Sequence[Item], checklists:Mapping[str, Checklist], judge, dimension:str='overall', variant:str='default',
                 normalized:bool=True, independent:bool=True, constrain:bool=True, top_logprobs:int|None=20,
-                prompt_source:str='own', method:str='rocketeval', desc:str='rocketeval: grade') -> list[Answer]:
+                prompt_source:str='own', method:str='rocketeval', desc:str='rocketeval: grade', p_yes:str='sum_top20') -> list[Answer]:
     "One `Answer` per (item, checklist question) of the item's instance; items without a checklist get none."
     logprobs = bool(getattr(judge, 'supports_logprobs', True))
     if normalized and not logprobs:
@@ -212,8 +130,8 @@ def grade_items(items:Sequence[Item], checklists:Mapping[str, Checklist], judge,
     keys = lambda it, q: dict(benchmark=it.benchmark, item_id=it.item_id, system_id=it.system_id, method=method, judge=judge.name,
                               dimension=dimension, question_id=q.id, variant=variant)
     def answer(resp, it, q, k, **extra):
-        v, status, p = _value(resp, normalized)
-        meta = dict(instance_id=it.group_id, position=k, mode='normalized' if normalized else 'decoded',
+        v, status, p = _value(resp, normalized, p_yes)
+        meta = dict(instance_id=it.group_id, position=k, mode='normalized' if normalized else 'decoded', p_yes_rule=p_yes,
                     independent=independent, cached=getattr(resp, 'cached', None), **extra)
         return make_answer(resp, value=v, status=status, p_yes=p, meta=meta, **keys(it, q))
     out: dict[tuple, Answer] = {}
@@ -309,53 +227,6 @@ def supervised_scores(features:Mapping[str, Mapping[str, Sequence[float|None]]],
                                  supervised=True, reason=None, train=s in train_systems)
     return out
 
-# %% ../../nbs/12_rocketeval.ipynb #38303903
-def mt_bench_instances(questions:Sequence[Item], turns:Sequence[int]=(1, 2)) -> list[dict]:
-    "RocketEval instances (one per turn) of MT-Bench question items."
-    res = []
-    for q in questions:
-        ts, refs = q.meta.get('turns') or [q.source], q.meta.get('reference_turns') or []
-        for t in turns:
-            if t > len(ts): continue
-            hist = []
-            if t == 2:
-                hist = [{'role': 'user', 'content': ts[0]}] + ([{'role': 'assistant', 'content': refs[0]}] if refs else [])
-            res.append(dict(id=f'{q.group_id}-t{t}', question_id=q.group_id, turn=t, category=q.meta.get('category'),
-                            history=render_history(hist), query=ts[t - 1], reference=refs[t - 1] if len(refs) >= t else None))
-    return res
-
-def read_mt_bench_responses(path) -> list[dict]:
-    "Records `question_id`, `model`, `turns` from a FastChat-style answer file (JSON Lines)."
-    res = []
-    for i, d in enumerate(read_jsonl(path), 1):
-        model = d.get('model', d.get('model_id'))
-        turns = d.get('turns')
-        if turns is None and d.get('choices'): turns = d['choices'][0].get('turns')
-        for f, v in [('question_id', d.get('question_id')), ('model', model), ('turns', turns)]:
-            if v is None: raise DataError(f"missing field '{f}'", path, i, f)
-        if not isinstance(turns, list) or not all(isinstance(t, str) for t in turns): raise DataError('turns must be a list of strings', path, i, 'turns')
-        res.append(dict(question_id=str(d['question_id']), model=str(model), turns=turns))
-    return res
-
-def mt_bench_response_items(questions:Sequence[Item], responses:Sequence[Mapping], turns:Sequence[int]=(1, 2),
-                            benchmark:str='mt_bench') -> list[Item]:
-    "Response items (one per question × turn × model) from MT-Bench question items and response records."
-    qs = {q.group_id: q for q in questions}
-    inst = {(i['question_id'], i['turn']): i for i in mt_bench_instances(questions, turns)}
-    res = []
-    for r in responses:
-        q = qs.get(str(r['question_id']))
-        if q is None: continue
-        for t in turns:
-            if (q.group_id, t) not in inst or t > len(r['turns']): continue
-            ins = inst[(q.group_id, t)]
-            hist = [] if t == 1 else [{'role': 'user', 'content': q.meta['turns'][0]}, {'role': 'assistant', 'content': r['turns'][0]}]
-            res.append(Item(benchmark=benchmark, item_id=f"{ins['id']}:{r['model']}", group_id=ins['id'], system_id=r['model'],
-                            source=ins['query'], references=[ins['reference']] if ins['reference'] else [], output=r['turns'][t - 1],
-                            meta={'history': hist, 'question_id': q.group_id, 'turn': t, 'category': q.meta.get('category'),
-                                  **({'generated_by': r['generated_by'], 'plumbing': True} if r.get('generated_by') else {})}))
-    return res
-
 # %% ../../nbs/12_rocketeval.ipynb #66a23ac5
 def generate_mt_bench_responses(questions:Sequence[Item], judge, n_systems:int=2, max_tokens:int=256,
                                 temperature:float=1.0, turns:Sequence[int]=(1, 2)) -> list[dict]:
@@ -381,190 +252,150 @@ def generate_mt_bench_responses(questions:Sequence[Item], judge, n_systems:int=2
     return [dict(question_id=q, model=s, turns=ts, generated_by=judge.name) for (q, s), ts in answers.items() if ts]
 
 # %% ../../nbs/12_rocketeval.ipynb #8b465136
-EXPORT_BENCHMARKS = {'wildbench': 'wildbench', 'alpacaeval': 'alpacaeval', 'arena_hard': 'arena-hard', 'mt_bench': 'mt-bench'}
+class RocketEvalOptions(MethodOptions):
+    "RocketEval's options (the list above); `creator` names a judge the runner hands in."
+    creator: Optional[str] = None
+    checklists: Optional[str] = None                      # a checklist file, or 'fixed'
+    responses: Optional[str] = None                       # MT-Bench answers (FastChat JSON Lines)
+    export: Optional[str] = None                          # a folder in the authors' release layout
+    annotations: Optional[str] = None
+    train_models: Optional[Union[str, list[str]]] = None
+    labeler: Optional[str] = None
+    normalized: bool = True
+    independent: bool = True
+    weight_factor: bool = True
+    constrain: bool = True
+    prompt_source: Literal['own', 'upstream'] = 'own'
+    min_questions: PositiveInt = 5
+    max_questions: PositiveInt = 10
+    top_logprobs: Optional[PositiveInt] = 20
+    n_classes: PositiveInt = 10
+    seed: int = 42
+    turns: Union[PositiveInt, list[PositiveInt]] = Field(default_factory=lambda: [1, 2])
+    generate_systems: PositiveInt = 2
+    respond_max_tokens: PositiveInt = 256
+    create_max_tokens: PositiveInt = 1024
+    scale: list[float] = Field(default_factory=lambda: [1.0, 10.0], min_length=2, max_length=2)
+    on_creation_failure: Literal['skip', 'fixed'] = 'skip'
+    p_yes: Literal['sum_top20', 'authors'] = 'sum_top20'
 
-def _export_dir(root, benchmark:str) -> Path:
-    b = str(benchmark).lower().replace('_', '-')
-    for cand in (b, b.replace('-', '_'), b.replace('-', '')):
-        if (Path(root)/cand).is_dir(): return Path(root)/cand
-    raise DataError(f"no '{b}' folder under {root}: RocketEval's {b} queries and responses are not in the data mirror; "
-                    f"download the authors' released dataset and pass its local folder (expected {root}/{b}/query.jsonl, "
-                    f"{root}/{b}/response/<model>.jsonl)", root)
+def rocketeval_options(**options) -> RocketEvalOptions:
+    "The options of a direct call, checked (tuples and ints for floats accepted): unknown names → `TypeError`, bad values → `ValueError`."
+    unknown = sorted(set(options) - set(RocketEvalOptions.model_fields))
+    if unknown: raise TypeError(f"unknown rocketeval option(s) {unknown}; known: {', '.join(RocketEvalOptions.model_fields)}")
+    options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
+    try: return RocketEvalOptions.model_validate(options, strict=False)
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise ValueError(f"rocketeval option {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
 
-def load_rocketeval_export(root, benchmark:str, models:Sequence[str]|None=None, labeler:str|None=None):
-    "Response items, checklists (instance → `Checklist`) and annotations ((instance, model) → score) from a local export."
-    d = _export_dir(root, benchmark)
-    if not (d/'query.jsonl').exists(): raise DataError(f'missing query.jsonl (queries of {benchmark})', d/'query.jsonl')
-    queries = {}
-    for i, r in enumerate(read_jsonl(d/'query.jsonl'), 1):
-        conv = r.get('conversation_input')
-        if 'session_id' not in r or not isinstance(conv, list) or not conv:
-            raise DataError('expected session_id and a non-empty conversation_input list', d/'query.jsonl', i)
-        refs = r.get('references') or {}
-        ref = refs.get('gpt-4') if isinstance(refs, dict) else None
-        queries[str(r['session_id'])] = dict(history=conv[:-1], query=conv[-1].get('content', ''), reference=ref)
-    rdir = d/'response'
-    files = sorted(rdir.glob('*.jsonl')) if rdir.is_dir() else []
-    if models is not None:
-        missing = [m for m in models if not (rdir/f'{m}.jsonl').exists()]
-        if missing: raise DataError(f"no responses for {', '.join(missing)}", rdir)
-        files = [rdir/f'{m}.jsonl' for m in models]
-    if not files: raise DataError(f'no response files (response/<model>.jsonl) for {benchmark}', rdir)
-    items = []
-    for f in files:
-        for i, r in enumerate(read_jsonl(f), 1):
-            sid = str(r.get('session_id'))
-            if sid not in queries: continue
-            out = r.get('output')
-            out = out[0] if isinstance(out, list) and out else out
-            if not isinstance(out, str): raise DataError('output must be a string or a list of strings', f, i, 'output')
-            q = queries[sid]
-            items.append(Item(benchmark=benchmark, item_id=f'{sid}:{f.stem}', group_id=sid, system_id=f.stem, source=q['query'],
-                              references=[q['reference']] if q['reference'] else [], output=out, meta={'history': q['history']}))
-    checklists = load_checklists(d/'checklist'/'checklist.jsonl', benchmark=benchmark) if (d/'checklist'/'checklist.jsonl').exists() else {}
-    labels = {}
-    sdir = d/'score'
-    if sdir.is_dir():
-        labs = [p for p in sdir.iterdir() if p.is_dir()]
-        if labeler is not None: labs = [sdir/labeler] if (sdir/labeler).is_dir() else []
-        if labs:
-            for f in sorted(labs[0].glob('*.json')):
-                for r in json.loads(f.read_text(encoding='utf-8')):
-                    if r.get('score') is not None:
-                        labels[(str(r['session_id']), str(r.get('model_test', f.stem)).split('/')[-1])] = float(r['score'])
-    return items, checklists, labels
+# %% ../../nbs/12_rocketeval.ipynb #160b3b5a
+PLUMBING_BACKENDS = ('function',)   # scripted judges in tests and examples
+PLUMBING_JUDGES = ('tiny',)          # the random-weight plumbing judge
 
-# %% ../../nbs/12_rocketeval.ipynb #e02a94fd
-def read_annotations(path) -> dict[tuple[str, str], float]:
-    "(instance id, system id) → annotated score, from JSON Lines or CSV."
-    path = Path(path)
-    if not path.exists(): raise DataError('annotation file not found', path)
-    rows = pd.read_csv(path).to_dict('records') if path.suffix.lower() == '.csv' else read_jsonl(path)
-    res = {}
-    for i, r in enumerate(rows, 1):
-        iid = next((r[k] for k in ('instance_id', 'session_id', 'group_id') if k in r), None)
-        sid = next((r[k] for k in ('system_id', 'model', 'model_test') if k in r), None)
-        if iid is None: raise DataError('no instance column (instance_id, session_id or group_id)', path, i)
-        if sid is None: raise DataError('no model column (system_id, model or model_test)', path, i)
-        if 'score' not in r: raise DataError("no 'score'", path, i, 'score')
-        if r['score'] is None or (isinstance(r['score'], float) and math.isnan(r['score'])): continue
-        res[(str(iid), str(sid))] = float(r['score'])
-    return res
+def check_creator(judge, creator, o:RocketEvalOptions):
+    "A run that builds a table must say who writes the checklists: `creator` or `checklists` (or an `export` that has them)."
+    if creator is not None and not hasattr(creator, 'generate'):
+        raise ValueError(f'creator must be a Judge (the runner resolves the judge name {creator!r}), not {type(creator).__name__}')
+    if creator is not None or o.checklists or o.export: return
+    if getattr(judge, 'backend', None) in PLUMBING_BACKENDS or judge.name in PLUMBING_JUDGES: return
+    raise ValueError(f"rocketeval: say who writes the checklists: creator=<judge name> (the paper: GPT-4o; creator={judge.name} "
+                     f"lets the grader write its own) or checklists=<file>|fixed")
 
-def default_train_models(benchmark:str) -> list[str]:
-    "Names of the training models RocketEval used for `benchmark` (from the Arena Elo train file)."
-    from checkeval.data import load_arena_elo
-    return list(load_arena_elo(benchmark, 'train')['name'])
+def creator_record(creator, judge) -> dict:
+    "Who wrote the checklists and who grades them, said in the run (the paper's creator is a stronger model than the grader)."
+    same = creator.name == judge.name
+    if same: warnings.warn(f"rocketeval: the checklists are written by the grading judge {judge.name!r} itself "
+                           "(pass creator=<a stronger judge> for the paper's setting)")
+    return {'name': creator.name, 'grader': judge.name, 'creator_is_grader': same,
+            'note': (f'checklists written by the grading judge {judge.name} itself, not by a strong creator as in the paper'
+                     if same else f'checklists written by {creator.name}, graded by {judge.name}')}
 
-# %% ../../nbs/12_rocketeval.ipynb #df4c2a2e
-_DEFAULTS = dict(creator=None, checklists=None, responses=None, export=None, annotations=None, train_models=None, labeler=None,
-                 normalized=True, independent=True, weight_factor=True, constrain=True, prompt_source='own',
-                 min_questions=5, max_questions=10, top_logprobs=20, n_classes=10, seed=42, turns=(1, 2),
-                 generate_systems=2, respond_max_tokens=256, create_max_tokens=1024, scale=(1, 10),
-                 on_creation_failure='skip')
+# %% ../../nbs/12_rocketeval.ipynb #7a22719e
+def _question_items(items) -> bool: return bool(items) and all(it.output == '' for it in items) and any('turns' in it.meta for it in items)
 
-def _as_list(v):
-    if v is None: return None
-    if isinstance(v, str): return [s.strip() for s in v.split(',') if s.strip()]
-    return list(v) if isinstance(v, (list, tuple)) else [v]
-
-def _resolve_judge(j, default):
-    if j is None: return default
-    if isinstance(j, str):
-        from checkeval.judges import get_judge
-        return default if j == getattr(default, 'name', None) else get_judge(j)
-    return j
-
-@register_method('rocketeval')
-def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
-    "RocketEval on `items` with `judge` (see the option list in `_DEFAULTS` and the text above)."
-    unknown = set(options) - set(_DEFAULTS)
-    if unknown: raise ValueError(f"unknown rocketeval options {sorted(unknown)}; known: {', '.join(_DEFAULTS)}")
-    o = {**_DEFAULTS, **options}
-    variant = variant_name(options)
-    dim = dimensions[0] if dimensions else Dimension(name='overall', definition='overall quality of the response', scale=(1, 10))
-    if len(dimensions) > 1: warnings.warn(f'RocketEval gives one overall score; it is recorded under {dim.name!r}')
-    turns = [int(t) for t in _as_list(o['turns'])]
-    benchmark = items[0].benchmark if items else 'unknown'
-    artifacts: dict[str, Any] = {}
-    checklists: dict[str, Checklist] = {}
-    labels: dict[tuple[str, str], float] = {}
-    creator = None if o['checklists'] else _resolve_judge(o['creator'], judge)
-    if creator is not None:
-        same = creator.name == judge.name
-        artifacts['creator'] = {'name': creator.name, 'grader': judge.name, 'creator_is_grader': same,
-                                'note': (f'checklists written by the grading judge {judge.name} itself, not by a strong creator as in the paper'
-                                         if same else f'checklists written by {creator.name}, graded by {judge.name}')}
-        if same: warnings.warn(f"rocketeval: the checklists are written by the grading judge {judge.name!r} itself (pass creator=<a stronger judge> for the paper's setting)")
-
-    # 1. responses (and instances)
-    if o['export']:
+def rocketeval_responses(items:Sequence[Item], judge, o:RocketEvalOptions, benchmark:str, artifacts:dict):
+    "Stage 1: (response items, instance id → instance, checklists and labels from an export)."
+    turns = [o.turns] if isinstance(o.turns, int) else list(o.turns)
+    checklists, labels = {}, {}
+    if o.export:
         keep = {it.group_id for it in items}
-        resp_items, checklists, labels = load_rocketeval_export(o['export'], benchmark, labeler=o['labeler'])
+        resp_items, checklists, labels = load_rocketeval_export(o.export, benchmark, labeler=o.labeler)
         if keep and any(it.output == '' for it in items):   # question items of the catalog: keep their turns only
             ids = {f'{g}-t{t}' for g in keep for t in turns} | keep
             resp_items = [it for it in resp_items if it.group_id in ids]
-    elif items and all(it.output == '' for it in items) and any('turns' in it.meta for it in items):
-        if o['responses']: recs = read_mt_bench_responses(o['responses'])
+    elif _question_items(items):
+        if o.responses: recs = read_mt_bench_responses(o.responses)
         else:
-            recs = generate_mt_bench_responses(items, judge, int(o['generate_systems']), int(o['respond_max_tokens']), turns=turns)
+            recs = generate_mt_bench_responses(items, judge, o.generate_systems, o.respond_max_tokens, turns=turns)
             artifacts['responses'] = {'plumbing': True, 'generated_by': judge.name,
                                       'note': 'responses written by the judge itself to exercise the pipeline; not a result', 'records': recs}
         resp_items = mt_bench_response_items(items, recs, turns, benchmark)
     else: resp_items = list(items)
     instances = {}
     for it in resp_items: instances.setdefault(it.group_id, instance_of(it))
-    if items and all(it.output == '' for it in items) and any('turns' in it.meta for it in items) and not o['export']:
+    if _question_items(items) and not o.export:
         for ins in mt_bench_instances(items, turns): instances[ins['id']] = ins   # creation history uses the reference, not a model's reply
+    return resp_items, instances, checklists, labels
 
-    # 2. checklists
-    if o['on_creation_failure'] not in ('skip', 'fixed'): raise ValueError("on_creation_failure must be 'skip' or 'fixed'")
-    if o['checklists'] == 'fixed':
+# %% ../../nbs/12_rocketeval.ipynb #2bf5c306
+def rocketeval_checklists(instances:Mapping[str, dict], creator, o:RocketEvalOptions, dim:Dimension, benchmark:str,
+                          artifacts:dict, preloaded:Mapping[str, Checklist]|None=None) -> dict[str, Checklist]:
+    "Stage 2: instance id → `Checklist` (fixed, from a file, from an export, or written by `creator`); the creation log goes to `artifacts`."
+    if o.checklists == 'fixed':
         checklists = {i: fixed_checklist(i, dim, benchmark) for i in instances}
         artifacts['creation_log'] = [dict(instance_id=i, status='ok', source='fixed') for i in instances]
-    elif o['checklists']:
-        checklists = load_checklists(o['checklists'], dim, benchmark)
-        artifacts['creation_log'] = [dict(instance_id=i, status='ok' if i in checklists else 'no checklist in file', source=str(o['checklists']))
+    elif o.checklists:
+        checklists = load_checklists(o.checklists, dim, benchmark)
+        artifacts['creation_log'] = [dict(instance_id=i, status='ok' if i in checklists else 'no checklist in file', source=str(o.checklists))
                                      for i in instances]
-    elif not checklists:
-        checklists, log = create_checklists(list(instances.values()), creator, dim, benchmark, int(o['min_questions']),
-                                            int(o['max_questions']), o['prompt_source'], int(o['create_max_tokens']))
+    elif preloaded: checklists = dict(preloaded)
+    else:
+        checklists, log = create_checklists(list(instances.values()), creator, dim, benchmark, o.min_questions, o.max_questions,
+                                            o.prompt_source, o.create_max_tokens)
         artifacts['creation_log'] = log
-        if o['on_creation_failure'] == 'fixed':
+        if o.on_creation_failure == 'fixed':
             for r in log:
                 if r['instance_id'] not in checklists:
                     checklists[r['instance_id']] = fixed_checklist(r['instance_id'], dim, benchmark); r['fallback'] = 'fixed'
     checklists = {i: cl for i, cl in checklists.items() if i in instances}
     artifacts['checklists'] = [cl.to_dict() for cl in checklists.values()]
+    return checklists
 
-    # 3. grading
-    answers = grade_items(resp_items, checklists, judge, dim.name, variant, bool(o['normalized']), bool(o['independent']),
-                          bool(o['constrain']), o['top_logprobs'], o['prompt_source'])
-
-    # 4. scores
+# %% ../../nbs/12_rocketeval.ipynb #a3b6674a
+def item_features(resp_items:Sequence[Item], checklists:Mapping[str, Checklist], answers:Sequence[Answer]) -> dict[str, dict[str, list]]:
+    "Instance → system → the item scores of its checklist (None where an item could not be scored)."
     by_item: dict[str, dict[str, float|None]] = {}
     for a in answers: by_item.setdefault(a.item_id, {})[a.question_id] = a.value if a.ok else None
     feats: dict[str, dict[str, list]] = {}
     for it in resp_items:
         if it.group_id in checklists:
             feats.setdefault(it.group_id, {})[it.system_id] = [by_item.get(it.item_id, {}).get(q.id) for q in checklists[it.group_id].questions]
-    if o['annotations']: labels = {**labels, **read_annotations(o['annotations'])}
-    sup = {}
-    if labels:
-        train = _as_list(o['train_models']) or default_train_models(benchmark)
-        sup = supervised_scores(feats, labels, train, bool(o['weight_factor']), int(o['n_classes']), tuple(o['scale']), int(o['seed']))
-        artifacts['supervised'] = {'train_models': train, 'n_labels': len(labels), 'weight_factor': bool(o['weight_factor'])}
+    return feats
+
+def rocketeval_supervised(feats, labels:Mapping, o:RocketEvalOptions, benchmark:str, artifacts:dict) -> dict:
+    "Stage 4a: supervised scores where annotations exist (`annotations=` or an export's), else {}."
+    if o.annotations: labels = {**labels, **read_annotations(o.annotations)}
+    if not labels: return {}
+    tm = o.train_models
+    train = [s.strip() for s in tm.split(',') if s.strip()] if isinstance(tm, str) else (list(tm) if tm else default_train_models(benchmark))
+    artifacts['supervised'] = {'train_models': train, 'n_labels': len(labels), 'weight_factor': o.weight_factor}
+    return supervised_scores(feats, labels, train, o.weight_factor, o.n_classes, tuple(o.scale), o.seed)
+
+# %% ../../nbs/12_rocketeval.ipynb #f5945990
+def rocketeval_judgments(resp_items:Sequence[Item], checklists:Mapping[str, Checklist], feats:Mapping, sup:Mapping,
+                         judge, dim:Dimension, variant:str, artifacts:dict) -> list[Judgment]:
+    "Stage 4b: one `Judgment` per response (score, both scores in `meta`, the reason when unscored); the score table goes to `artifacts`."
     log_by_id = {r['instance_id']: r for r in artifacts.get('creation_log', [])}
     judgments, table = [], []
     for it in resp_items:
         cl = checklists.get(it.group_id)
         p = feats.get(it.group_id, {}).get(it.system_id, [])
-        u = unsupervised_score(p)
-        s = sup.get((it.group_id, it.system_id))
+        u, s = unsupervised_score(p), sup.get((it.group_id, it.system_id))
         score = s['score'] if s and s['supervised'] else u
         reason = None if cl else f"no checklist: {log_by_id.get(it.group_id, {}).get('status', 'not created')}"
         if cl and u is None: reason = 'no checklist item could be scored'
-        meta = dict(instance_id=it.group_id, score_unsup=u, p=p, split='train' if s and s.get('train') else 'test')
+        meta = dict(instance_id=it.group_id, score_unsup=u, p=p, split=it.meta.get('split') or ('train' if s and s.get('train') else 'test'))
         if 'creator' in artifacts: meta.update(checklist_creator=artifacts['creator']['name'], creator_is_grader=artifacts['creator']['creator_is_grader'])
         if s: meta.update(score_sup=s['score'] if s['supervised'] else None, alpha=s['alpha'], predictor=s['pred'], supervised=s['supervised'],
                           n_train=s['n_train'], **({'supervised_reason': s['reason']} if s['reason'] else {}))
@@ -577,100 +408,28 @@ def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], 
         table.append(dict(item_id=it.item_id, instance_id=it.group_id, system_id=it.system_id, score=score, score_unsup=u,
                           **({k: meta.get(k) for k in ('score_sup', 'alpha', 'split')} if s else {})))
     artifacts['scores'] = table
-    artifacts['cost'] = cost_table(answers, artifacts.get('creation_log', []), judge, creator).to_dict('records')
-    try: artifacts['ranking'] = list_level_evaluation(judgments, benchmark).to_dict('records')
-    except (ValueError, DataError) as e: artifacts['ranking'] = {'skipped': str(e)}
+    return judgments
+
+# %% ../../nbs/12_rocketeval.ipynb #83b2e80d
+OVERALL = Dimension(name='overall', definition='overall quality of the response', scale=(1, 10))
+
+@register_method('rocketeval', options=RocketEvalOptions, judges=('creator',))
+def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], creator=None, **options) -> MethodResult:
+    "RocketEval on `items` with `judge` grading and `creator` (a Judge, or None) writing the checklists; options as in `RocketEvalOptions`."
+    o = rocketeval_options(**options)
+    check_creator(judge, creator, o)
+    variant = variant_name({**options, **({'creator': creator.name} if creator is not None else {})})
+    dim = dimensions[0] if dimensions else OVERALL
+    if len(dimensions) > 1: warnings.warn(f'RocketEval gives one overall score; it is recorded under {dim.name!r}')
+    benchmark = items[0].benchmark if items else 'unknown'
+    artifacts: dict[str, Any] = {'p_yes_rule': o.p_yes if o.normalized else 'decoded yes/no (normalized=False)'}
+    if creator is None and not (o.checklists or o.export): creator = judge   # plumbing judges only (check_creator)
+    if creator is not None and not o.checklists: artifacts['creator'] = creator_record(creator, judge)
+    resp_items, instances, preloaded, labels = rocketeval_responses(items, judge, o, benchmark, artifacts)
+    checklists = rocketeval_checklists(instances, creator, o, dim, benchmark, artifacts, preloaded)
+    answers = grade_items(resp_items, checklists, judge, dim.name, variant, o.normalized, o.independent, o.constrain,
+                          o.top_logprobs, o.prompt_source, p_yes=o.p_yes)
+    feats = item_features(resp_items, checklists, answers)
+    sup = rocketeval_supervised(feats, labels, o, benchmark, artifacts)
+    judgments = rocketeval_judgments(resp_items, checklists, feats, sup, judge, dim, variant, artifacts)
     return MethodResult(answers=answers, judgments=judgments, artifacts=artifacts)
-
-# %% ../../nbs/12_rocketeval.ipynb #8f00d6f2
-def system_scores(judgments:Sequence[Judgment], score:str='score') -> pd.Series:
-    "Mean score per system over its scored responses (`score`: 'score', or a meta key such as 'score_unsup')."
-    rows = [(j.system_id, j.score if score == 'score' else j.meta.get(score)) for j in judgments]
-    df = pd.DataFrame(rows, columns=['system_id', 'score']).dropna()
-    return df.groupby('system_id')['score'].mean().sort_values(ascending=False)
-
-def arena_reference(benchmark:str, split:str='test') -> pd.Series:
-    "Arena Elo by model name (both the `name` and the `model` spellings) for `benchmark`'s `split`."
-    from checkeval.data import load_arena_elo
-    elo = load_arena_elo(benchmark, split)
-    ref = dict(zip(elo['model'], elo['rating'])); ref.update(zip(elo['name'], elo['rating']))
-    return pd.Series(ref, dtype=float)
-
-def simulated_battles(judgments:Sequence[Judgment], margin:float=0.1, score:str='score') -> pd.DataFrame:
-    "One match per (query, pair of systems) decided by their scores: `instance_id, model_a, model_b, winner` (A/B/tie)."
-    from checkeval.metaeval import pairwise_outcomes
-    rows = [(j.meta.get('instance_id', j.item_id), j.system_id, j.score if score == 'score' else j.meta.get(score)) for j in judgments]
-    df = pd.DataFrame(rows, columns=['instance_id', 'system_id', 'score']).dropna()
-    out = []
-    for iid, g in df.groupby('instance_id', sort=False):
-        g = g.sort_values('system_id')
-        s, v = g['system_id'].tolist(), g['score'].to_numpy(float)
-        for a in range(len(s)):
-            for b in range(a + 1, len(s)):
-                out.append((iid, s[a], s[b], pairwise_outcomes([v[a]], [v[b]], margin)[0]))
-    return pd.DataFrame(out, columns=['instance_id', 'model_a', 'model_b', 'winner'])
-
-def list_level_evaluation(judgments:Sequence[Judgment], benchmark:str, split:str='test', margin:float=0.1,
-                          n_boot:int=0) -> pd.DataFrame:
-    "Kendall/Spearman of the models' mean scores and of their simulated-match Elo against Arena Elo."
-    from checkeval.metaeval import bradley_terry, ranking_correlation
-    ref = arena_reference(benchmark, split)
-    js = [j for j in judgments if j.system_id in ref.index]
-    kinds = ['score'] + (['score_unsup'] if any('score_sup' in j.meta for j in js) else [])
-    rows = []
-    for kind in kinds:
-        label = {'score': 'supervised' if kind == 'score' and len(kinds) > 1 else 'unsupervised', 'score_unsup': 'unsupervised'}[kind]
-        means = system_scores(js, kind)
-        for r in ranking_correlation(means, ref).to_dict('records'):
-            rows.append(dict(benchmark=benchmark, split=split, scores=label, ranking='mean score', **r))
-        battles = simulated_battles(js, margin, kind)
-        if len(battles) and battles['winner'].notna().all() and len(set(battles.model_a) | set(battles.model_b)) >= 3:
-            bt = bradley_terry(battles, n_boot=n_boot).set_index('model')['rating']
-            for r in ranking_correlation(bt, ref).to_dict('records'):
-                rows.append(dict(benchmark=benchmark, split=split, scores=label, ranking='simulated Elo', **r))
-    judge = {j.judge for j in js}
-    return pd.DataFrame(rows).assign(judge=','.join(sorted(judge)))
-
-# %% ../../nbs/12_rocketeval.ipynb #9347b670
-def _winner_label(w) -> str|None:
-    w = str(w).strip().lower()
-    if w in ('a', 'model_a'): return 'A'
-    if w in ('b', 'model_b'): return 'B'
-    return 'tie' if w.startswith('tie') else None
-
-def pairwise_agreement_with_votes(judgments:Sequence[Judgment], votes, margin:float=0.1, score:str='score') -> dict:
-    "Agreement (with and without ties) of score-based pairwise outcomes with human `votes` (frame or JSON Lines path)."
-    from checkeval.metaeval import pairwise_agreement, pairwise_outcomes
-    v = pd.DataFrame(read_jsonl(votes)) if isinstance(votes, (str, Path)) else pd.DataFrame(votes)
-    if 'instance_id' not in v:
-        if not {'question_id', 'turn'} <= set(v): raise DataError('votes need instance_id, or question_id and turn', votes if isinstance(votes, (str, Path)) else None)
-        v['instance_id'] = v['question_id'].astype(str) + '-t' + v['turn'].astype(int).astype(str)
-    sc = {(j.meta.get('instance_id', j.item_id), j.system_id): (j.score if score == 'score' else j.meta.get(score)) for j in judgments}
-    pred, human = [], []
-    for r in v.itertuples():
-        a, b = sc.get((str(r.instance_id), r.model_a)), sc.get((str(r.instance_id), r.model_b))
-        h = _winner_label(r.winner)
-        if a is None or b is None or h is None: continue
-        pred.append(pairwise_outcomes([a], [b], margin)[0]); human.append(h)
-    return {**pairwise_agreement(pred, human), 'n_votes': len(v), 'n_matched': len(pred)}
-
-# %% ../../nbs/12_rocketeval.ipynb #3d204b20
-def cost_table(answers:Sequence[Answer], creation_log:Sequence[Mapping], grader, creator=None,
-               n_tests:Sequence[int]=(1, 100, 1000)) -> pd.DataFrame:
-    "Checklist-creation tokens and cost (once), grading tokens and cost per test, and the total for N tests."
-    def price(j, pt, ct): return float(j.price(pt, ct)) if j is not None and hasattr(j, 'price') else 0.0
-    made = [r for r in creation_log if r.get('prompt_tokens') is not None]
-    c_in, c_out = sum(r['prompt_tokens'] or 0 for r in made), sum(r.get('completion_tokens') or 0 for r in made)
-    per_sys: dict[str, list[int]] = {}
-    for a in answers:
-        t = per_sys.setdefault(a.system_id, [0, 0, 0])
-        t[0] += a.prompt_tokens or 0; t[1] += a.completion_tokens or 0; t[2] += 1
-    n = max(len(per_sys), 1)
-    g_in, g_out = sum(t[0] for t in per_sys.values()) / n, sum(t[1] for t in per_sys.values()) / n
-    create_cost, test_cost = price(creator, c_in, c_out), price(grader, g_in, g_out)
-    row = dict(creator=getattr(creator, 'name', None), grader=getattr(grader, 'name', None), instances=len(made),
-               create_input_tokens=c_in, create_output_tokens=c_out, create_cost=create_cost,
-               tests=len(per_sys), requests_per_test=sum(t[2] for t in per_sys.values()) / n,
-               input_tokens_per_test=g_in, output_tokens_per_test=g_out, cost_per_test=test_cost)
-    row.update({f'cost_{k}_tests': create_cost + k * test_cost for k in n_tests})
-    return pd.DataFrame([row])

@@ -1,0 +1,66 @@
+"""RocketEval's Table 3 (WildBench, from a local export) and Tables 2/7 (agreement with human pairwise votes) on synthetic
+inputs where the right answer is known: a scripted grader whose P(Yes) follows the Arena order must rank the models as Arena
+Elo does, and votes that agree with the scores must agree."""
+import json, math
+
+import pytest
+
+from checkeval import data, settings
+from checkeval.core import Judgment
+from checkeval.judges import FunctionJudge, JudgeResponse
+from checkeval.runs import evaluate
+from checkeval.methods.rocketeval_tables import arena_reference, method_ranking_rows, pairwise_agreement_with_votes
+
+needs_mirror = pytest.mark.skipif(not data.available('rankings/arena_elo/wildbench_test.json'), reason='data mirror not available')
+
+
+def write_export(d, models, n=3):
+    "A synthetic WildBench export: `n` sessions, one output file per model (the reply names the model's rank)."
+    (d/'model_outputs').mkdir(parents=True)
+    rows = [dict(session_id=f's{k}', conversation_input=[dict(role='user', content=f'Question {k}?')], checklist=[f'Check {k}'],
+                 primary_tag='Info', references={'gpt-4': f'Answer {k}.'}) for k in range(n)]
+    (d/'wildbench.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows))
+    for rank, m in enumerate(models):
+        (d/'model_outputs'/f'{m}.json').write_text(json.dumps([dict(session_id=f's{k}', output=[f'reply of rank {rank}']) for k in range(n)]))
+
+
+@needs_mirror
+def test_table3_from_a_synthetic_wildbench_export(tmp_path, monkeypatch):
+    elo = data.load_arena_elo('wildbench', 'test')
+    models = list(elo.sort_values('rating', ascending=False).model)[:4]
+    write_export(tmp_path/'wb', models)
+    monkeypatch.setenv(settings.ENV_WILDBENCH, str(tmp_path/'wb')); data.clear_caches()
+
+    def grader(req):   # P(Yes) falls with the model's Arena rank
+        rank = int(req.messages[-1]['content'].split('reply of rank ')[1][0])
+        p = 0.9 - 0.2 * rank
+        return JudgeResponse(text='Yes' if p > .5 else 'No', top_logprobs=[{'Yes': math.log(p), 'No': math.log(1 - p)}])
+    try:
+        info, res = evaluate('rocketeval', 'wildbench', FunctionJudge(grader, name='scripted', progress=False), root=tmp_path/'runs',
+                             options={'checklists': 'fixed'})
+    finally: data.clear_caches()
+    assert len(res.judgments) == 12 and all(j.score is not None for j in res.judgments)
+    rows = method_ranking_rows('RocketEval', res.judgments, res.answers, arena_reference('wildbench'), 'Arena Elo', score='score_unsup', n_boot=50)
+    assert rows.set_index('statistic').value.to_dict() == {'kendall': 1.0, 'spearman': 1.0}
+    assert set(rows.n) == {'3 × 4'} and set(rows.parse_rate) == {1.0} and set(rows.judge) == {'scripted'}
+    # the same run with the order reversed by the grader would give -1: the check can fail
+    flipped = [j.model_copy(update={'meta': {**j.meta, 'score_unsup': 11 - j.meta['score_unsup']}}) for j in res.judgments]
+    assert set(method_ranking_rows('x', flipped, res.answers, arena_reference('wildbench'), 'Arena Elo', score='score_unsup', n_boot=10).value) == {-1.0}
+
+
+def test_tables_2_7_from_a_votes_file(tmp_path):
+    "Votes in FastChat's shape (question_id, turn, FastChat model names) against scores of the catalog's system ids."
+    def j(q, s, v): return Judgment(benchmark='mt_bench_responses', item_id=f'{q}/{s}', system_id=s, method='rocketeval', judge='x',
+                                    dimension='overall', score=v, meta={'instance_id': q})
+    js = [j('81-t1', 'gpt-4-0314', 9.0), j('81-t1', 'claude-1', 6.0), j('81-t1', 'vicuna-13b', 5.95), j('82-t2', 'gpt-4-0314', 3.0), j('82-t2', 'claude-1', 8.0)]
+    votes = [dict(question_id=81, turn=1, model_a='gpt-4', model_b='claude-v1', winner='model_a'),            # agrees
+             dict(question_id=81, turn=1, model_a='claude-v1', model_b='vicuna-13b-v1.2', winner='tie'),       # 6.0 vs 5.95: a tie, agrees
+             dict(question_id=82, turn=2, model_a='gpt-4', model_b='claude-v1', winner='model_a'),             # disagrees
+             dict(question_id=83, turn=1, model_a='gpt-4', model_b='claude-v1', winner='model_b')]             # not scored: not matched
+    path = tmp_path/'votes.jsonl'
+    path.write_text(''.join(json.dumps(v) + '\n' for v in votes))
+    names = {'gpt-4': 'gpt-4-0314', 'claude-v1': 'claude-1', 'vicuna-13b-v1.2': 'vicuna-13b'}
+    agr = pairwise_agreement_with_votes(js, str(path), names=names)
+    assert (agr['n_votes'], agr['n_matched'], agr['n_with_tie'], agr['n_without_tie']) == (4, 3, 3, 2)
+    assert agr['with_tie'] == pytest.approx(2 / 3) and agr['without_tie'] == pytest.approx(1 / 2)
+    assert pairwise_agreement_with_votes(js, str(path))['n_matched'] == 0     # without the name map nothing matches
