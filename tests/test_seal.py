@@ -7,7 +7,8 @@ import pytest
 from checkeval.core import DataError, Dimension, Item
 from checkeval.judges import FunctionJudge, JudgeResponse, OpenAIJudge
 from checkeval.methods.seal import (load_instantiations, normalise_weights, run_seal, seal_judgments, split_sentences,
-                                    stage_costs, threshold_sweep)
+                                    threshold_sweep)
+from checkeval.methods.seal_tables import holistic_share, request_costs, stage_costs
 
 SUMMARY = 'Rain fell all night . The final was postponed . Officials apologised . Fans got refunds .'
 SUMM = Item(benchmark='summeval', item_id='d1/M1', group_id='d1', system_id='M1',
@@ -90,11 +91,11 @@ def test_summeval_hand_computed():
 
 def test_threshold_gates_holistic_rating():
     s = Script(verify_units='{"verdicts": [1, 1, 0]}', rate_units='{"ratings": [4]}')
-    res = run_seal([SUMM], FunctionJudge(s), D('coherence'), threshold=5)   # 4 sentences < 5
+    res = run_seal([SUMM], FunctionJudge(s), D('coherence'), threshold=5, holistic='rating')   # 4 sentences < 5
     jd = res.judgments[0]
-    assert jd.meta['mode'] == 'holistic' and jd.score == pytest.approx((4 - 1)/4)
+    assert jd.meta['mode'] == 'holistic' and jd.score == pytest.approx((4 - 1)/4) and jd.meta['score_kind'] == 'rating'
     assert [a.meta['stage'] for a in res.answers] == ['decompose', 'rate']
-    sw = threshold_sweep([SUMM], FunctionJudge(s), D('coherence'), thresholds=(2, 3, 4, 5))
+    sw = threshold_sweep([SUMM], FunctionJudge(s), D('coherence'), thresholds=(2, 3, 4, 5), holistic='rating')
     assert sw['mode'].tolist() == ['units', 'units', 'units', 'holistic']
     assert sw['score'].tolist() == pytest.approx([2/3, 2/3, 2/3, 0.75])
     # per-dimension thresholds
@@ -322,3 +323,49 @@ def test_openai_backend_with_scripted_server(tmp_path):
         r2 = run_seal([TC], judge, D('naturalness', 'groundedness'))     # from the cache
         assert judge.usage()['sent'] == sent and scores(r2) == got
         assert all(a.meta['cached'] for a in r2.answers)
+
+
+# --- issue 18: w/o SD keeps binary verification, per-dimension sweep ranges, each request counted once ----------------
+
+def test_without_decomposition_defaults_to_binary_on_the_whole_output():
+    s = Script(verify_units=lambda req, p: json.dumps({'verdicts': [0]*n_units(p)}), rate_units='{"ratings": [5]}')
+    r = run_seal([SUMM], FunctionJudge(s), D('coherence', 'fluency'), decompose=False)
+    assert {a.meta['stage'] for a in r.answers} == {'verify'}          # binary decisions, no rating, no decomposition
+    assert all(j.meta['mode'] == 'holistic' and j.meta['score_kind'] == 'fraction' and j.score == 0.0 for j in r.judgments)
+    r = run_seal([SUMM], FunctionJudge(s), D('coherence'), decompose=False, holistic='rating')
+    assert r.judgments[0].meta['score_kind'] == 'rating' and r.judgments[0].score == 1.0
+    from checkeval.core import to_frame
+    hs = holistic_share(to_frame(r.judgments))
+    assert hs.rating_scored.tolist() == [1.0] and hs.holistic.tolist() == [1.0]
+
+
+def test_threshold_sweep_uses_the_paper_ranges_per_dimension():
+    s = Script(verify_units=lambda req, p: json.dumps({'verdicts': [1]*n_units(p)}),
+               verify_support=lambda req, p: json.dumps({'support': [['c1']]*n_units(p)}))
+    sw = threshold_sweep([SUMM], FunctionJudge(s), D('coherence', 'consistency'))
+    got = sw.groupby('dimension').threshold.apply(list).to_dict()
+    assert got == {'coherence': [2, 3, 4, 5], 'consistency': [5, 6, 7, 8]}
+    # 4 sentences: units up to n=4, whole output at 5; 6 facts: units up to n=6
+    assert sw[sw.dimension == 'coherence'].set_index('threshold')['mode'].to_dict() == {2: 'units', 3: 'units', 4: 'units', 5: 'holistic'}
+    assert sw[sw.dimension == 'consistency'].set_index('threshold')['mode'].to_dict() == {5: 'units', 6: 'units', 7: 'holistic', 8: 'holistic'}
+
+
+def test_each_request_counted_once_in_costs():
+    def reply(req):
+        t = req.meta['template']
+        text = Script()(req) if t in ('split_sentences', 'monadic_facts') else json.dumps({'verdicts': [1]*n_units(req.messages[-1]['content'])})
+        return JudgeResponse(text=text, prompt_tokens=100, completion_tokens=10, latency_s=1.0)
+    r = run_seal([SUMM], FunctionJudge(reply), D('fluency'), splitter='judge')
+    n_answers = sum(a.meta['stage'] == 'verify' for a in r.answers)
+    assert n_answers == 4                                               # four sentences, one verification request
+    reqs = r.artifacts['requests']
+    assert [q['stage'] for q in reqs] == ['decompose', 'verify'] and all(q['uses'] == [['summeval', 'd1/M1', 'M1', 'fluency']] for q in reqs)
+    c = request_costs(reqs, 'j').set_index(['dimension', 'stage'])
+    assert c.loc[('fluency', 'stage 2 & 3'), 'tokens'] == 110 and c.loc[('fluency', 'total'), 'tokens'] == 220
+    assert sum((a.prompt_tokens + a.completion_tokens) for a in r.answers) == 110 * (1 + n_answers)   # what the old table summed
+
+
+def test_runner_checks_seal_options_in_one_line(tmp_path):
+    from checkeval.runs import evaluate, OptionError
+    with pytest.raises(OptionError, match='holistic'):
+        evaluate('seal', 'summeval', FunctionJudge(Script()), limit=1, dimensions=['coherence'], root=tmp_path, holistic='scale')

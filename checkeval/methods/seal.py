@@ -9,19 +9,19 @@ from __future__ import annotations
 import hashlib, json, math, re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, Optional, Sequence
+from typing import Any, Literal, Optional, Sequence, Union
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..prompts import render
-from ..runs import MethodResult, make_answer, register_method, variant_name
+from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name
 
 # %% auto #0
-__all__ = ['INPUT_NAMES', 'DEFAULT_LABELS', 'FACT_KEYS', 'STAGE_NAMES', 'SubDimension', 'SealDimension', 'default_config_path',
-           'load_instantiations', 'instantiation', 'split_sentences', 'make_units', 'Parsed', 'parse_sentences',
-           'parse_facts', 'verdict_lines', 'parse_verdicts', 'parse_support', 'parse_ratings', 'normalise_weights',
-           'unit_score', 'dimension_score', 'input_blocks', 'Planned', 'plan_split', 'plan_facts', 'plan_verify',
-           'plan_rate', 'run_seal', 'seal_judgments', 'threshold_sweep', 'stage_costs']
+__all__ = ['INPUT_NAMES', 'DEFAULT_LABELS', 'SWEEP_RANGES', 'SubDimension', 'SealDimension', 'default_config_path',
+           'load_instantiations', 'instantiation', 'split_sentences', 'make_units', 'unit_score', 'dimension_score',
+           'input_blocks', 'Planned', 'plan_split', 'plan_facts', 'plan_verify', 'plan_rate', 'SealOptions',
+           'seal_options', 'SealRun', 'seal_decompose', 'seal_plan_units', 'seal_verify', 'run_seal', 'seal_judgments',
+           'sweep_steps', 'threshold_sweep']
 
 # %% ../../nbs/13_seal.ipynb #ee2c2fe3
 INPUT_NAMES = ('source', 'context', 'reference', 'source_facts', 'reference_facts')
@@ -126,159 +126,16 @@ def make_units(unit:str, segments:Sequence[str]) -> list[str]:
     if unit in ('sentences', 'facts', 'output'): return segments
     raise ValueError(f'unknown unit type {unit!r}')
 
-# %% ../../nbs/13_seal.ipynb #33d5913b
-from ..parsing import extract_json
+# %% ../../nbs/13_seal.ipynb #5aa580c6
+from .seal_parse import (Parsed, FACT_KEYS, extract_json, _fail, _get, parse_sentences, parse_facts, verdict_lines,
+                                          parse_verdicts, parse_support, parse_ratings, normalise_weights)
 
-# %% ../../nbs/13_seal.ipynb #3f6cfae3
-class Parsed(BaseModel):
-    "What a parser got from one reply: `value` (None on failure), `status` ('ok' or the reason), `notes`."
-    value: Any = None
-    status: str = 'ok'
-    notes: dict = Field(default_factory=dict)
-    @property
-    def ok(self) -> bool: return self.status == 'ok'
-
-def _fail(status, notes=None) -> Parsed: return Parsed(value=None, status=status, notes=notes or {})
-
-def _get(text, keys:Sequence[str], optional:Sequence[str]=()) -> tuple[dict|None, str, dict]:
-    "The reply's JSON object if it has every key in `keys`; notes list extra keys."
-    obj, status, notes = extract_json(text)
-    if obj is None: return None, status, notes
-    missing = [k for k in keys if k not in obj]
-    if missing: return None, f'missing key(s) {missing}; got {sorted(obj)[:8]}', notes
-    extra = sorted(set(obj) - set(keys) - set(optional))
-    if extra: notes['extra_keys'] = extra
-    return obj, 'ok', notes
-
-# %% ../../nbs/13_seal.ipynb #baac36de
-_WS = re.compile(r'\s+')
-
-def parse_sentences(text:str|None, output:str) -> Parsed:
-    "The judge's sentence split of `output`: a list of strings that together reproduce `output` (spaces aside)."
-    obj, status, notes = _get(text, ['sentences'])
-    if obj is None: return _fail(status, notes)
-    sents = obj['sentences']
-    if not isinstance(sents, list) or not all(isinstance(s, str) for s in sents):
-        return _fail(f'"sentences" must be a list of strings, got {type(sents).__name__}', notes)
-    sents = [s.strip() for s in sents if s.strip()]
-    if output.strip() and not sents: return _fail('no sentences for a non-empty text', notes)
-    if _WS.sub('', ''.join(sents)) != _WS.sub('', output):
-        return _fail('the split does not reproduce the text (words added, dropped or changed)', notes)
-    return Parsed(value=sents, notes=notes)
-
-# %% ../../nbs/13_seal.ipynb #3e0902f0
-_FACT_ID = re.compile(r'^\s*(?:[csrCSR]|fact\s*)\d+\s*[:.)]\s*')
-_PLACEHOLDER = re.compile(r'^(?:\.\.\.|…|<[^<>]*>|\[[^\[\]]*\])$')   # the template's form echoed back, not a fact
-FACT_KEYS = ('source_facts', 'reference_facts', 'output_facts')
-
-def parse_facts(text:str|None, output:str='x', source:str='x') -> Parsed:
-    "Monadic facts of source, reference and output: `{'source_facts': [...], 'reference_facts': [...], 'output_facts': [...]}`."
-    obj, status, notes = _get(text, FACT_KEYS)
-    if obj is None: return _fail(status, notes)
-    res = {}
-    for k in FACT_KEYS:
-        v = obj[k]
-        if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
-            return _fail(f'"{k}" must be a list of strings', notes)
-        fs = [_FACT_ID.sub('', s).strip() for s in v]
-        res[k] = [f for f in fs if f and not _PLACEHOLDER.match(f)]
-    if output.strip() and not res['output_facts']: return _fail('no facts for a non-empty output', notes)
-    if source.strip() and not res['source_facts']: return _fail('no facts for a non-empty source', notes)
-    return Parsed(value=res, notes=notes)
-
-# %% ../../nbs/13_seal.ipynb #87b08132
-def _bit(x) -> int|None:
-    if isinstance(x, bool): return int(x)
-    if isinstance(x, (int, float)) and x in (0, 1): return int(x)
-    return None
-
-_ULINE = re.compile(r'^\s*\**U(\d{1,3})\**\s*[:.)=-]\s*((?:[01](?:\s*,\s*|\s+))*[01])\s*\.?\s*$', re.I | re.M)
-_WLINE = re.compile(r'^\s*\**W(?:eights)?\**\s*[:=]\s*((?:\d*\.?\d+(?:\s*,\s*|\s+))*\d*\.?\d+)\s*$', re.I | re.M)
-
-def verdict_lines(text:str|None, n_sub:int) -> dict|None:
-    "The line form of a verdicts reply (`U1: 1`, or `U1: 1 0 1` for several sub-dimensions, and `W: 0.5 0.5`) as the JSON shape; None if absent."
-    rows = _ULINE.findall(text or '')
-    if not rows: return None
-    ids = [int(i) for i, _ in rows]
-    if ids != list(range(1, len(ids) + 1)): return None          # units out of order or repeated: no alignment to trust
-    bits = [[int(b) for b in re.findall(r'[01]', r)] for _, r in rows]
-    out = {'verdicts': [b[0] if n_sub == 1 and len(b) == 1 else b for b in bits]}
-    w = _WLINE.search(text)
-    if w: out['weights'] = [float(x) for x in re.findall(r'\d*\.?\d+', w.group(1))]
-    return out
-
-def parse_verdicts(text:str|None, n_units:int, n_sub:int, want_weights:bool=False) -> Parsed:
-    "Binary decisions as an `n_units` × `n_sub` list of 0/1; `notes['weights_raw']` holds the weights the judge gave (if asked)."
-    obj, status, notes = _get(text, ['verdicts'], optional=['weights'] if want_weights else [])
-    if obj is None:
-        obj = verdict_lines(text, n_sub)
-        if obj is None: return _fail(f'{status}, nor U1: lines' if text and text.strip() else status, notes)
-        notes = {'format': 'lines'}
-    v = obj['verdicts']
-    if not isinstance(v, list): return _fail(f'"verdicts" must be a list, got {type(v).__name__}', notes)
-    if n_units == 1 and n_sub > 1 and len(v) == n_sub and all(not isinstance(x, list) for x in v): v = [v]
-    if len(v) != n_units: return _fail(f'expected {n_units} verdicts (one per unit), got {len(v)}', notes)
-    rows = []
-    for i, x in enumerate(v, 1):
-        if n_sub == 1 and isinstance(x, list) and len(x) == 1: x = x[0]
-        xs = x if n_sub > 1 else [x]
-        if not isinstance(xs, list): return _fail(f'verdict for U{i} must be a list of {n_sub} answers, got {type(x).__name__}', notes)
-        if len(xs) != n_sub: return _fail(f'verdict for U{i} has {len(xs)} answers, expected {n_sub}', notes)
-        bits = [_bit(b) for b in xs]
-        if None in bits: return _fail(f'verdict for U{i} is not 0/1: {x!r:.40}', notes)
-        rows.append(bits)
-    if want_weights: notes['weights_raw'] = obj.get('weights')
-    return Parsed(value=rows, notes=notes)
-
-# %% ../../nbs/13_seal.ipynb #82e7ddde
-def parse_support(text:str|None, n_units:int, fact_ids:Sequence[str]) -> Parsed:
-    "Per output fact, the cited source-fact ids: `value` = list of (0/1 or None) rows, `notes['cited']`, `notes['unit_status']`."
-    obj, status, notes = _get(text, ['support'])
-    if obj is None: return _fail(status, notes)
-    v = obj['support']
-    if not isinstance(v, list): return _fail(f'"support" must be a list, got {type(v).__name__}', notes)
-    if len(v) != n_units: return _fail(f'expected {n_units} support lists (one per fact), got {len(v)}', notes)
-    known = {f.lower() for f in fact_ids}
-    rows, cited, unit_status = [], [], []
-    for i, x in enumerate(v, 1):
-        if not isinstance(x, list) or not all(isinstance(c, str) for c in x):
-            return _fail(f'support for S{i} must be a list of fact ids (strings), got {x!r:.40}', notes)
-        ids = [c.strip().lower() for c in x]
-        unknown = [c for c in ids if c not in known]
-        cited.append(ids)
-        if unknown: rows.append([None]); unit_status.append(f'cites unknown source fact ids {unknown}')
-        else: rows.append([int(bool(ids))]); unit_status.append('ok')
-    notes.update(cited=cited, unit_status=unit_status)
-    return Parsed(value=rows, notes=notes)
-
-# %% ../../nbs/13_seal.ipynb #6f935434
-def parse_ratings(text:str|None, n_units:int, low:int=1, high:int=5) -> Parsed:
-    "One whole-number rating in [`low`, `high`] per unit."
-    obj, status, notes = _get(text, ['ratings'])
-    if obj is None: return _fail(status, notes)
-    v = obj['ratings']
-    if n_units == 1 and not isinstance(v, list): v = [v]
-    if not isinstance(v, list): return _fail(f'"ratings" must be a list, got {type(v).__name__}', notes)
-    if len(v) != n_units: return _fail(f'expected {n_units} ratings (one per unit), got {len(v)}', notes)
-    for i, x in enumerate(v, 1):
-        if isinstance(x, bool) or not isinstance(x, (int, float)) or x != int(x) or not low <= x <= high:
-            return _fail(f'rating for U{i} is not a whole number in [{low}, {high}]: {x!r:.20}', notes)
-    return Parsed(value=[int(x) for x in v], notes=notes)
-
-# %% ../../nbs/13_seal.ipynb #f62296a1
-def normalise_weights(raw, k:int) -> dict:
-    "`{'raw', 'used', 'status', 'rejected'}`: `used` sums to 1 (negatives rejected), or None with the reason in `status`."
-    res = {'raw': raw, 'used': None, 'status': 'ok', 'rejected': []}
-    if raw is None: return {**res, 'status': 'no weights in reply'}
-    if not isinstance(raw, list): return {**res, 'status': f'weights must be a list, got {type(raw).__name__}'}
-    if len(raw) != k: return {**res, 'status': f'expected {k} weights, got {len(raw)}'}
-    if not all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) for w in raw):
-        return {**res, 'status': 'weights must be finite numbers'}
-    rejected = [j for j, w in enumerate(raw) if w < 0]
-    kept = [0.0 if w < 0 else float(w) for w in raw]
-    total = sum(kept)
-    if total <= 0: return {**res, 'rejected': rejected, 'status': 'all weights zero' + (' after rejecting negatives' if rejected else '')}
-    return {**res, 'used': [w/total for w in kept], 'rejected': rejected}
+# ## Aggregation
+#
+# Equations 6–7: a unit's score is the weighted sum of its binary decisions, the dimension
+# score is the plain mean of unit scores. A unit with an unparsed decision has no score and is
+# left out of the mean (the judgment records how many units were scored); a dimension with no
+# scored unit has no score.
 
 # %% ../../nbs/13_seal.ipynb #9462cec3
 def unit_score(verdicts:Sequence[int|None], weights:Sequence[float]) -> float|None:
@@ -362,8 +219,10 @@ class Planned(BaseModel):
         c = None
         if json_schema and self.schema_ is not None and getattr(judge, 'supports_json_schema', False):
             c = Constraint(json_schema=self.schema_)
+        meta = {'method': 'seal', 'stage': self.stage, 'template': self.template}
+        if c is None and self.schema_ is not None: meta['reply_schema'] = self.schema_   # free text: the reply's shape still named (dry runs)
         return JudgeRequest(messages=render(f'seal/{self.template}', **self.vars), max_tokens=self.max_tokens,
-                            temperature=temperature, seed=seed, constraint=c, meta={'method': 'seal', 'stage': self.stage, 'template': self.template})
+                            temperature=temperature, seed=seed, constraint=c, meta=meta)
 
 # %% ../../nbs/13_seal.ipynb #3b318a09
 def _sub_lines(cfg:SealDimension) -> list[str]:
@@ -414,19 +273,40 @@ def plan_rate(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], 
     return Planned(template='rate_units', vars=v, stage='rate', max_tokens=max_tokens, schema=schema)
 
 # %% ../../nbs/13_seal.ipynb #6ef3417b
+class SealOptions(MethodOptions):
+    "SEAL's options (the table above)."
+    decompose: bool = True
+    verify: bool = True
+    weighting: Literal['judge', 'uniform'] = 'judge'
+    threshold: Optional[Union[PositiveInt, dict[str, PositiveInt]]] = None
+    holistic: Literal['binary', 'rating'] = 'binary'
+    splitter: Optional[Literal['judge', 'pysbd']] = None
+    split_fallback: bool = True
+    weight_fallback: Literal['uniform', 'fail'] = 'uniform'
+    instantiation: Optional[str] = None
+    config: Optional[str] = None
+    json_schema: bool = True
+    max_tokens: Optional[PositiveInt] = None
+    scale: list[int] = Field(default_factory=lambda: [1, 5], min_length=2, max_length=2)
+    temperature: float = Field(0.0, ge=0)
+    seed: Optional[int] = None
+
+def seal_options(**options) -> SealOptions:
+    "The options of a direct call, checked (lists or tuples, ints for floats accepted): unknown names → `TypeError`, bad values → `ValueError`."
+    unknown = sorted(set(options) - set(SealOptions.model_fields))
+    if unknown: raise TypeError(f"unknown SEAL option(s) {unknown}; known: {', '.join(SealOptions.model_fields)}")
+    if isinstance(options.get('scale'), tuple): options['scale'] = list(options['scale'])
+    try: return SealOptions.model_validate(options, strict=False)
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise ValueError(f"SEAL option {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+# %% ../../nbs/13_seal.ipynb #d1986ef2
 def _answer(resp, value, status, item:Item, dim:str, variant:str, judge_name:str, sub=None, qid=None, meta=None):
     meta = dict(meta or {}); meta['cached'] = bool(getattr(resp, 'cached', False))
     return make_answer(resp, value=value, status=status, benchmark=item.benchmark, item_id=item.item_id, system_id=item.system_id,
                        method='seal', judge=judge_name, dimension=dim, sub_dimension=sub, question_id=qid, variant=variant, meta=meta)
 
-def _send(judge, planned:dict, desc:str, json_schema:bool, temperature:float, seed) -> dict:
-    "Send the unique planned requests in one `generate` call; rid → response."
-    if not planned: return {}
-    rids = list(planned)
-    resps = judge.generate([planned[r].request(judge, json_schema, temperature, seed) for r in rids], desc=desc)
-    return dict(zip(rids, resps))
-
-# %% ../../nbs/13_seal.ipynb #4d382869
 def _threshold(cfg:SealDimension, dim:str, threshold) -> int:
     if threshold is None: return cfg.threshold
     if isinstance(threshold, dict): return int(threshold.get(dim, cfg.threshold))
@@ -443,158 +323,189 @@ def _resp_status(resp) -> str|None:
     if resp is None: return 'no response'
     return f'judge error: {resp.error}' if getattr(resp, 'error', None) else None
 
-# %% ../../nbs/13_seal.ipynb #d1986ef2
-_DEFAULTS = dict(decompose=True, verify=True, weighting='judge', threshold=None, holistic='rating', splitter=None, split_fallback=True,
-                 weight_fallback='uniform', instantiation=None, config=None, json_schema=True, max_tokens=None, scale=(1, 5),
-                 temperature=0.0, seed=None)
+# %% ../../nbs/13_seal.ipynb #4a9042d2
+class SealRun:
+    "The state one SEAL run passes from stage to stage."
+    def __init__(self, items, judge, dimensions, o:SealOptions, variant:str):
+        self.items, self.judge, self.o, self.variant, self.jname = list(items), judge, o, variant, judge.name
+        self.scale = tuple(o.scale)
+        self.json_reply = bool(getattr(judge, 'supports_json_schema', False)) and o.json_schema  # else verdicts as `U1: 1` lines
+        self.answers, self.units, self.weights, self.requests = [], [], [], {}
+        self.cfgs, self.skipped = self._configs(dimensions)
+        self.dims = [d for d in dimensions if any((b, d.name) in self.cfgs for b in {it.benchmark for it in self.items})]
 
-@register_method('seal')
-def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
-    "SEAL (Algorithm 1) on `items` for `dimensions`; `options` as in the table above (unknown names are an error)."
-    unknown = sorted(set(options) - set(_DEFAULTS))
-    if unknown: raise TypeError(f"unknown SEAL option(s) {unknown}; known: {', '.join(_DEFAULTS)}")
-    o = {**_DEFAULTS, **options}
-    decompose, verify, weighting, threshold, holistic = bool(o['decompose']), bool(o['verify']), o['weighting'], o['threshold'], o['holistic']
-    splitter, split_fallback, weight_fallback, instantiation = o['splitter'], bool(o['split_fallback']), o['weight_fallback'], o['instantiation']
-    config, json_schema, max_tokens, scale, temperature, seed = o['config'], bool(o['json_schema']), o['max_tokens'], o['scale'], o['temperature'], o['seed']
-    if weighting not in ('judge', 'uniform'): raise ValueError(f"weighting must be 'judge' or 'uniform', not {weighting!r}")
-    if holistic not in ('rating', 'binary'): raise ValueError(f"holistic must be 'rating' or 'binary', not {holistic!r}")
-    if weight_fallback not in ('uniform', 'fail'): raise ValueError(f"weight_fallback must be 'uniform' or 'fail', not {weight_fallback!r}")
-    if splitter not in (None, 'judge', 'pysbd'): raise ValueError(f"splitter must be 'judge' or 'pysbd', not {splitter!r}")
-    scale = tuple(int(x) for x in scale)
-    variant = variant_name(options)
-    jname = judge.name
-    mt = lambda default: int(max_tokens) if max_tokens is not None else default
-    send = lambda planned, desc: _send(judge, planned, desc, json_schema, temperature, seed)
-    json_reply = bool(getattr(judge, 'supports_json_schema', False)) and json_schema   # else the verdicts are asked as `U1: 1` lines
+    def _configs(self, dimensions):
+        allcfg, cfgs, skipped = load_instantiations(self.o.config), {}, []
+        for b in sorted({it.benchmark for it in self.items}):
+            src = self.o.instantiation or b
+            if src not in allcfg:
+                raise DataError(f"SEAL has no instantiation for benchmark {src!r}; configured: {', '.join(allcfg)} "
+                                "(pass instantiation=<configured benchmark> to borrow one, or config=<yaml file>)")
+            for d in dimensions:
+                c = allcfg[src].get(d.name)
+                if c is None: skipped.append({'benchmark': b, 'dimension': d.name, 'reason': f'no SEAL instantiation for {src}.{d.name}'})
+                else: cfgs[(b, d.name)] = c
+        return cfgs, skipped
 
-    # instantiations of the requested dimensions
-    allcfg, cfgs, skipped = load_instantiations(config), {}, []
-    benches = sorted({it.benchmark for it in items})
-    for b in benches:
-        src = instantiation or b
-        if src not in allcfg:
-            raise DataError(f"SEAL has no instantiation for benchmark {src!r}; configured: {', '.join(allcfg)} "
-                            "(pass instantiation=<configured benchmark> to borrow one, or config=<yaml file>)")
-        for d in dimensions:
-            c = allcfg[src].get(d.name)
-            if c is None: skipped.append({'benchmark': b, 'dimension': d.name, 'reason': f'no SEAL instantiation for {src}.{d.name}'})
-            else: cfgs[(b, d.name)] = c
-    dims = [d for d in dimensions if any((b, d.name) in cfgs for b in benches)]
-    answers, units_art, weights_art = [], [], []
+    def mt(self, default:int) -> int: return int(self.o.max_tokens) if self.o.max_tokens is not None else default
 
-    # ---- stage 1: decomposition --------------------------------------------------------------------------------
-    plan1, need1 = {}, {}
-    for it in items:
-        for d in dims:
-            c = cfgs.get((it.benchmark, d.name))
-            if c is None or not c.decomposed or not decompose: continue
-            if c.unit == 'facts': p = plan_facts(it, c, mt(4096))
-            elif (splitter or c.splitter) == 'judge': p = plan_split(it, c, mt(1024))
+    def send(self, planned:dict, uses:dict, desc:str) -> dict:
+        "Send the unique planned requests in one `generate` call; rid → response. Each request is recorded once in `requests`."
+        if not planned: return {}
+        rids = list(planned)
+        resps = self.judge.generate([planned[r].request(self.judge, self.o.json_schema, self.o.temperature, self.o.seed) for r in rids], desc=desc)
+        for r, resp in zip(rids, resps):
+            self.requests[r] = {'request': r, 'stage': planned[r].stage, 'template': planned[r].template,
+                                'prompt_tokens': getattr(resp, 'prompt_tokens', None), 'completion_tokens': getattr(resp, 'completion_tokens', None),
+                                'latency_s': getattr(resp, 'latency_s', None), 'cached': bool(getattr(resp, 'cached', False)),
+                                'error': getattr(resp, 'error', None), 'uses': uses.get(r, [])}
+        return dict(zip(rids, resps))
+
+# %% ../../nbs/13_seal.ipynb #7a4dc9c0
+def seal_decompose(run:SealRun) -> tuple[dict, dict]:
+    "Stage 1: send every decomposition request; returns (rid → response, (item_id, system_id, dimension) → rid)."
+    plan, need, uses = {}, {}, {}
+    if not run.o.decompose: return {}, {}
+    for it in run.items:
+        for d in run.dims:
+            c = run.cfgs.get((it.benchmark, d.name))
+            if c is None or not c.decomposed: continue
+            if c.unit == 'facts': p = plan_facts(it, c, run.mt(4096))
+            elif (run.o.splitter or c.splitter) == 'judge': p = plan_split(it, c, run.mt(1024))
             else: continue
-            plan1.setdefault(p.rid, p); need1[(it.item_id, it.system_id, d.name)] = p.rid
-    resp1 = send(plan1, 'seal: decompose')
+            plan.setdefault(p.rid, p); need[(it.item_id, it.system_id, d.name)] = p.rid
+            uses.setdefault(p.rid, []).append([it.benchmark, it.item_id, it.system_id, d.name])
+    return run.send(plan, uses, 'seal: decompose'), need
 
-    # ---- units and stage-2 plans ---------------------------------------------------------------------------------
-    plan2, jobs = {}, []
-    for it in items:
-        for d in dims:
-            c = cfgs.get((it.benchmark, d.name))
+# %% ../../nbs/13_seal.ipynb #723a267d
+def _segments(run:SealRun, it:Item, d, c:SealDimension, resp1:dict, need1:dict, info:dict):
+    "(segments, facts, failure) of one output for one dimension; records the stage-1 answer."
+    key = (it.item_id, it.system_id, d.name)
+    if not (c.decomposed and run.o.decompose): return None, None, None
+    if key not in need1:
+        info['segmenter'] = 'pysbd'; return split_sentences(it.output), None, None
+    rid = need1[key]; resp = resp1[rid]; st = _resp_status(resp)
+    kind = 'facts' if c.unit == 'facts' else 'sentences'
+    parsed = _fail(st) if st else (parse_facts(resp.text, it.output, it.source) if kind == 'facts' else parse_sentences(resp.text, it.output))
+    segments, facts, fail = None, None, None
+    if parsed.ok:
+        facts = parsed.value if kind == 'facts' else None
+        segments = facts['output_facts'] if kind == 'facts' else parsed.value
+        info['segmenter'] = 'judge'
+    elif kind == 'sentences' and run.o.split_fallback:
+        segments = split_sentences(it.output); info['segmenter'] = f'pysbd (judge split failed: {parsed.status})'
+    else: fail = f'decomposition failed: {parsed.status}'
+    run.answers.append(_answer(resp, float(len(segments)) if parsed.ok else None, 'ok' if parsed.ok else parsed.status,
+                               it, d.name, run.variant, run.jname, qid='decompose',
+                               meta={'stage': 'decompose', 'kind': kind, 'request': rid, **parsed.notes}))
+    return segments, facts, fail
+
+def _plan_stage2(run:SealRun, it:Item, d, c:SealDimension, mode:str, units, facts) -> Planned:
+    "The stage-2 request of one output for one dimension."
+    o, k = run.o, len(c.sub_dimensions)
+    if mode == 'holistic':
+        blocks = input_blocks(it, c, c.holistic_inputs)
+        if o.holistic == 'rating' or not o.verify:
+            return plan_rate(it, d, c, units, blocks, whole=True, scale=run.scale, max_tokens=run.mt(512), unit_label=c.output_label)
+        return plan_verify(it, d, c, units, blocks, want_weights=k > 1, max_tokens=run.mt(1024), unit_label=c.output_label,
+                           json_reply=run.json_reply)
+    blocks = input_blocks(it, c, c.inputs, facts)
+    if not o.verify: return plan_rate(it, d, c, units, blocks, whole=not c.decomposed, scale=run.scale, max_tokens=run.mt(1024))
+    if c.verify == 'support':
+        ids = [f'c{i}' for i in range(1, len(facts['source_facts']) + 1)]
+        return plan_verify(it, d, c, units, blocks, want_weights=False, max_tokens=run.mt(2048), fact_ids=ids)
+    return plan_verify(it, d, c, units, blocks, want_weights=k > 1, max_tokens=run.mt(1024), json_reply=run.json_reply)
+
+def seal_plan_units(run:SealRun, resp1:dict, need1:dict) -> tuple[dict, list, dict]:
+    "Units and stage-2 plans: (rid → Planned, jobs, rid → uses)."
+    plan2, jobs, uses = {}, [], {}
+    for it in run.items:
+        for d in run.dims:
+            c = run.cfgs.get((it.benchmark, d.name))
             if c is None: continue
-            key = (it.item_id, it.system_id, d.name)
-            n_thr = _threshold(c, d.name, threshold)
+            n_thr = _threshold(c, d.name, run.o.threshold)
             info = {'item_id': it.item_id, 'system_id': it.system_id, 'dimension': d.name, 'unit_type': c.unit,
                     'threshold': n_thr if c.decomposed else None}
-            segments, facts, fail = None, None, None
-            if c.decomposed and decompose:
-                if key in need1:
-                    rid = need1[key]; resp = resp1[rid]; st = _resp_status(resp)
-                    kind = 'facts' if c.unit == 'facts' else 'sentences'
-                    parsed = _fail(st) if st else (parse_facts(resp.text, it.output, it.source) if kind == 'facts' else parse_sentences(resp.text, it.output))
-                    if parsed.ok:
-                        if kind == 'facts': facts = parsed.value; segments = facts['output_facts']
-                        else: segments = parsed.value
-                        info['segmenter'] = 'judge'
-                    elif kind == 'sentences' and split_fallback:
-                        segments = split_sentences(it.output); info['segmenter'] = f'pysbd (judge split failed: {parsed.status})'
-                    else: fail = f'decomposition failed: {parsed.status}'
-                    answers.append(_answer(resp, float(len(segments)) if parsed.ok else None, 'ok' if parsed.ok else parsed.status,
-                                           it, d.name, variant, jname, qid='decompose',
-                                           meta={'stage': 'decompose', 'kind': kind, 'request': rid, **parsed.notes}))
-                else:
-                    segments = split_sentences(it.output); info['segmenter'] = 'pysbd'
+            segments, facts, fail = _segments(run, it, d, c, resp1, need1, info)
             if fail:
-                units_art.append({**info, 'mode': None, 'status': fail}); jobs.append((it, d, c, None, None, fail, info)); continue
+                run.units.append({**info, 'mode': None, 'status': fail}); jobs.append((it, d, c, None, None, fail, info)); continue
             if not c.decomposed: mode, units = 'units', [it.output]
-            elif not decompose or len(segments) < n_thr or not make_units(c.unit, segments): mode, units = 'holistic', [it.output]
+            elif not run.o.decompose or len(segments) < n_thr or not make_units(c.unit, segments): mode, units = 'holistic', [it.output]
             else: mode, units = 'units', make_units(c.unit, segments)
             info.update(mode=mode, n_segments=None if segments is None else len(segments), segments=segments, units=units)
             if facts is not None: info['facts'] = facts
-            if mode == 'holistic':
-                blocks = input_blocks(it, c, c.holistic_inputs)
-                if holistic == 'rating' or not verify:
-                    p = plan_rate(it, d, c, units, blocks, whole=True, scale=scale, max_tokens=mt(512), unit_label=c.output_label)
-                else:
-                    p = plan_verify(it, d, c, units, blocks, want_weights=len(c.sub_dimensions) > 1, max_tokens=mt(1024), unit_label=c.output_label,
-                                    json_reply=json_reply)
-            else:
-                blocks = input_blocks(it, c, c.inputs, facts)
-                if not verify:
-                    p = plan_rate(it, d, c, units, blocks, whole=not c.decomposed, scale=scale, max_tokens=mt(1024))
-                elif c.verify == 'support':
-                    ids = [f'c{i}' for i in range(1, len(facts['source_facts']) + 1)]
-                    p = plan_verify(it, d, c, units, blocks, want_weights=False, max_tokens=mt(2048), fact_ids=ids)
-                else:
-                    p = plan_verify(it, d, c, units, blocks, want_weights=len(c.sub_dimensions) > 1, max_tokens=mt(1024), json_reply=json_reply)
-            plan2.setdefault(p.rid, p)
-            units_art.append(info); jobs.append((it, d, c, p, units, None, info))
-    resp2 = send(plan2, 'seal: verify')
+            p = _plan_stage2(run, it, d, c, mode, units, facts)
+            plan2.setdefault(p.rid, p); uses.setdefault(p.rid, []).append([it.benchmark, it.item_id, it.system_id, d.name])
+            run.units.append(info); jobs.append((it, d, c, p, units, None, info))
+    return plan2, jobs, uses
 
-    # ---- stage 2-3: decisions, weights, answers ------------------------------------------------------------------
+# %% ../../nbs/13_seal.ipynb #b451c22d
+def _weights(run:SealRun, parsed:Parsed, raw_w, k:int) -> dict:
+    if k == 1: return {'raw': None, 'used': [1.0], 'status': 'single sub-dimension', 'rejected': []}
+    if not parsed.ok: return {'raw': raw_w, 'used': None, 'status': 'reply not parsed', 'rejected': []}
+    w = normalise_weights(raw_w, k)
+    if run.o.weighting == 'uniform':
+        return {**w, 'used': [1/k]*k, 'status': 'uniform (ablation)' + ('' if w['used'] else f"; judge weights unusable: {w['status']}")}
+    if w['used'] is None and run.o.weight_fallback == 'uniform': return {**w, 'used': [1/k]*k, 'status': f"uniform fallback: {w['status']}"}
+    return w
+
+def _rate_answers(run:SealRun, it, d, p, units, resp, base):
+    st = _resp_status(resp)
+    parsed = _fail(st) if st else parse_ratings(resp.text, len(units), *run.scale)
+    if parsed.ok and _echoes_example(resp.text, p.vars.get('example')): parsed.notes['same_as_example'] = True
+    for i in range(len(units)):
+        v = parsed.value[i] if parsed.ok else None
+        run.answers.append(_answer(resp, None if v is None else float(v), parsed.status, it, d.name, run.variant, run.jname, qid=f'u{i+1}',
+                                   meta={'stage': 'rate', 'unit': i+1, 'scale': list(run.scale), **base, **parsed.notes}))
+
+def _verify_answers(run:SealRun, it, d, c, p, units, resp, base, info):
+    subs, st = c.sub_dimensions, _resp_status(resp)
+    k = len(subs)
+    if p.template == 'verify_support':
+        parsed = _fail(st) if st else parse_support(resp.text, len(units), [f'c{i}' for i in range(1, len(info['facts']['source_facts'])+1)])
+    else:
+        parsed = _fail(st) if st else parse_verdicts(resp.text, len(units), k, want_weights=p.vars.get('want_weights', False))
+    if parsed.ok and _echoes_example(resp.text, p.vars.get('example')): parsed.notes['same_as_example'] = True
+    notes = dict(parsed.notes); raw_w = notes.pop('weights_raw', None)
+    unit_status = notes.pop('unit_status', None); cited = notes.pop('cited', None)
+    w = _weights(run, parsed, raw_w, k)
+    run.weights.append({'item_id': it.item_id, 'system_id': it.system_id, 'dimension': d.name, **w, 'sub_dimensions': [s.id for s in subs]})
+    for i in range(len(units)):
+        for j, s in enumerate(subs):
+            v = parsed.value[i][j] if parsed.ok else None
+            status = parsed.status if not parsed.ok else (unit_status[i] if unit_status else 'ok')
+            if parsed.ok and w['used'] is None: v, status = None, f"weights unusable: {w['status']}"
+            m = {'stage': 'verify', 'unit': i+1, **base, 'weight': None if w['used'] is None else w['used'][j],
+                 'weight_raw': raw_w[j] if isinstance(raw_w, list) and len(raw_w) == k else None, 'weight_status': w['status'], **notes}
+            if cited is not None: m['cited'] = cited[i]
+            run.answers.append(_answer(resp, None if v is None else float(v), status if v is None else 'ok', it, d.name, run.variant, run.jname,
+                                       sub=s.id, qid=f'u{i+1}.{s.id}', meta=m))
+
+def seal_verify(run:SealRun, plan2:dict, jobs:list, uses:dict):
+    "Stages 2–3: send every stage-2 request and record the decisions, weights and ratings as answers."
+    resp2 = run.send(plan2, uses, 'seal: verify')
     for it, d, c, p, units, fail, info in jobs:
         if fail: continue
-        resp = resp2[p.rid]; st = _resp_status(resp)
+        resp = resp2[p.rid]
         base = {'request': p.rid, 'mode': info['mode'], 'n_units': len(units)}
-        if p.stage == 'rate':
-            parsed = _fail(st) if st else parse_ratings(resp.text, len(units), *scale)
-            if parsed.ok and _echoes_example(resp.text, p.vars.get('example')): parsed.notes['same_as_example'] = True
-            for i in range(len(units)):
-                v = parsed.value[i] if parsed.ok else None
-                answers.append(_answer(resp, None if v is None else float(v), parsed.status, it, d.name, variant, jname, qid=f'u{i+1}',
-                                       meta={'stage': 'rate', 'unit': i+1, 'scale': list(scale), **base, **parsed.notes}))
-            continue
-        subs = c.sub_dimensions; k = len(subs)
-        if p.template == 'verify_support':
-            parsed = _fail(st) if st else parse_support(resp.text, len(units), [f'c{i}' for i in range(1, len(info['facts']['source_facts'])+1)])
-        else:
-            parsed = _fail(st) if st else parse_verdicts(resp.text, len(units), k, want_weights=p.vars.get('want_weights', False))
-        if parsed.ok and _echoes_example(resp.text, p.vars.get('example')): parsed.notes['same_as_example'] = True
-        notes = dict(parsed.notes); raw_w = notes.pop('weights_raw', None)
-        unit_status = notes.pop('unit_status', None); cited = notes.pop('cited', None)
-        # weights
-        if k == 1: w = {'raw': None, 'used': [1.0], 'status': 'single sub-dimension', 'rejected': []}
-        elif not parsed.ok: w = {'raw': raw_w, 'used': None, 'status': 'reply not parsed', 'rejected': []}
-        else:
-            w = normalise_weights(raw_w, k)
-            if weighting == 'uniform': w = {**w, 'used': [1/k]*k, 'status': 'uniform (ablation)' + ('' if w['used'] else f"; judge weights unusable: {w['status']}")}
-            elif w['used'] is None and weight_fallback == 'uniform': w = {**w, 'used': [1/k]*k, 'status': f"uniform fallback: {w['status']}"}
-        weights_art.append({'item_id': it.item_id, 'system_id': it.system_id, 'dimension': d.name, **w,
-                            'sub_dimensions': [s.id for s in subs]})
-        for i in range(len(units)):
-            for j, s in enumerate(subs):
-                v = parsed.value[i][j] if parsed.ok else None
-                status = parsed.status if not parsed.ok else (unit_status[i] if unit_status else 'ok')
-                if parsed.ok and w['used'] is None: v, status = None, f"weights unusable: {w['status']}"
-                m = {'stage': 'verify', 'unit': i+1, **base, 'weight': None if w['used'] is None else w['used'][j],
-                     'weight_raw': raw_w[j] if isinstance(raw_w, list) and len(raw_w) == k else None, 'weight_status': w['status'], **notes}
-                if cited is not None: m['cited'] = cited[i]
-                answers.append(_answer(resp, None if v is None else float(v), status if v is None else 'ok', it, d.name, variant, jname,
-                                       sub=s.id, qid=f'u{i+1}.{s.id}', meta=m))
-    judgments = seal_judgments(answers, [(it, d.name) for it, d, *_ in jobs], variant=variant, judge_name=jname,
+        if p.stage == 'rate': _rate_answers(run, it, d, p, units, resp, base)
+        else: _verify_answers(run, it, d, c, p, units, resp, base, info)
+
+# %% ../../nbs/13_seal.ipynb #dde80630
+@register_method('seal', options=SealOptions)
+def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
+    "SEAL (Algorithm 1) on `items` for `dimensions`; `options` as in `SealOptions` (unknown names are an error)."
+    o = seal_options(**options)
+    run = SealRun(items, judge, dimensions, o, variant_name(options))
+    resp1, need1 = seal_decompose(run)
+    plan2, jobs, uses = seal_plan_units(run, resp1, need1)
+    seal_verify(run, plan2, jobs, uses)
+    judgments = seal_judgments(run.answers, [(it, d.name) for it, d, *_ in jobs], variant=run.variant, judge_name=run.jname,
                                failures={(it.item_id, it.system_id, d.name): f for it, d, c, p, u, f, i in jobs if f})
-    artifacts = {'instantiations': {f'{b}.{d}': c.model_dump() for (b, d), c in cfgs.items()}, 'units': units_art, 'weights': weights_art,
-                 'skipped_dimensions': skipped, 'options': {**o, 'scale': list(scale)}}
-    return MethodResult(answers=answers, judgments=judgments, artifacts=artifacts)
+    artifacts = {'instantiations': {f'{b}.{d}': c.model_dump() for (b, d), c in run.cfgs.items()}, 'units': run.units,
+                 'weights': run.weights, 'skipped_dimensions': run.skipped, 'requests': list(run.requests.values()),
+                 'options': o.model_dump()}
+    return MethodResult(answers=run.answers, judgments=judgments, artifacts=artifacts)
 
 # %% ../../nbs/13_seal.ipynb #638d905f
 def seal_judgments(answers:Sequence[Answer], expected=None, variant:str|None=None, judge_name:str|None=None,
@@ -627,7 +538,8 @@ def seal_judgments(answers:Sequence[Answer], expected=None, variant:str|None=Non
                 scores.append(None if any(w is None for w in ws) else unit_score([a.value for a in us], ws))
         n_ok = sum(a.ok for a in ans)
         meta = {'n_units': len(units), 'n_units_scored': sum(x is not None for x in scores), 'unit_scores': scores,
-                'mode': ans[0].meta.get('mode') if ans else None, 'stage': ans[0].meta.get('stage') if ans else None}
+                'mode': ans[0].meta.get('mode') if ans else None, 'stage': ans[0].meta.get('stage') if ans else None,
+                'score_kind': None if not ans else ('rating' if ans[0].meta.get('stage') == 'rate' else 'fraction')}
         if not ans: meta['status'] = failures.get((i, s, d), 'no answers')
         elif n_ok < len(ans): meta['status'] = next(a.status for a in ans if not a.ok)
         else: meta['status'] = 'ok'
@@ -642,54 +554,25 @@ def seal_judgments(answers:Sequence[Answer], expected=None, variant:str|None=Non
     return out
 
 # %% ../../nbs/13_seal.ipynb #3c17ed74
-def threshold_sweep(items:Sequence[Item], judge, dimensions:Sequence[Dimension], thresholds:Sequence[int]=(2, 3, 4, 5), **options):
-    "SEAL judgments for every threshold in `thresholds`: a DataFrame with threshold, item_id, system_id, dimension, score, mode."
+SWEEP_RANGES = {'sentence_pairs': (2, 3, 4, 5), 'sentences': (2, 3, 4, 5), 'facts': (5, 6, 7, 8)}
+
+def sweep_steps(benchmark:str, dimensions:Sequence[Dimension|str], config=None, instantiation_of:str|None=None) -> list[dict[str, int]]:
+    "The paper's Table 19 steps for `dimensions` of `benchmark`: one dict dimension → n per step (decomposed dimensions only)."
+    cfg = load_instantiations(config).get(instantiation_of or benchmark, {})
+    names = [getattr(d, 'name', d) for d in dimensions]
+    ranges = {n: SWEEP_RANGES[cfg[n].unit] for n in names if n in cfg and cfg[n].unit in SWEEP_RANGES}
+    return [{n: r[i] for n, r in ranges.items()} for i in range(4)] if ranges else []
+
+def threshold_sweep(items:Sequence[Item], judge, dimensions:Sequence[Dimension], thresholds:Sequence[int]|None=None, **options):
+    "SEAL judgments for every step (default: the paper's per-dimension ranges): threshold, item_id, system_id, dimension, score, mode."
     import pandas as pd
+    if thresholds is not None: steps = [int(n) for n in thresholds]
+    else:
+        b = sorted({it.benchmark for it in items})
+        steps = sweep_steps(b[0], dimensions, options.get('config'), options.get('instantiation')) if b else []
     rows = []
-    for n in thresholds:
-        r = run_seal(items, judge, dimensions, **{**options, 'threshold': int(n)})
-        rows += [{'threshold': int(n), 'item_id': j.item_id, 'system_id': j.system_id, 'dimension': j.dimension,
-                  'score': j.score, 'mode': j.meta.get('mode')} for j in r.judgments]
+    for step in steps:
+        r = run_seal(items, judge, dimensions, **{**options, 'threshold': step})
+        rows += [{'threshold': step.get(j.dimension) if isinstance(step, dict) else step, 'item_id': j.item_id, 'system_id': j.system_id,
+                  'dimension': j.dimension, 'score': j.score, 'mode': j.meta.get('mode')} for j in r.judgments]
     return pd.DataFrame(rows)
-
-# %% ../../nbs/13_seal.ipynb #bbd8005d
-STAGE_NAMES = {'decompose': 'stage 1', 'verify': 'stage 2 & 3', 'rate': 'stage 2 & 3'}
-
-def stage_costs(answers:Sequence[Answer], average:bool=True):
-    "Mean tokens and latency per item for each dimension × stage (and total), from the engine's records in `answers`."
-    import pandas as pd
-    rows, seen = [], set()
-    for a in answers:
-        st = a.meta.get('stage')
-        if st not in STAGE_NAMES: continue
-        k = (a.benchmark, a.item_id, a.system_id, a.dimension, a.meta.get('request'))
-        if k in seen: continue
-        seen.add(k)
-        rows.append({'judge': a.judge, 'dimension': a.dimension, 'item': f'{a.benchmark}|{a.item_id}|{a.system_id}', 'stage': STAGE_NAMES[st],
-                     'prompt_tokens': a.prompt_tokens or 0, 'completion_tokens': a.completion_tokens or 0,
-                     'latency_s': a.latency_s or 0.0, 'cached': int(bool(a.meta.get('cached'))), 'requests': 1})
-    cols = ['judge', 'dimension', 'stage', 'prompt_tokens', 'completion_tokens', 'tokens', 'latency_s', 'n_items', 'requests', 'cached']
-    if not rows: return pd.DataFrame(columns=cols)
-    df = pd.DataFrame(rows)
-    df['tokens'] = df.prompt_tokens + df.completion_tokens
-    vals = ['prompt_tokens', 'completion_tokens', 'tokens', 'latency_s', 'requests', 'cached']
-    # one row per item x stage; an item without a stage-1 request (pysbd split, unit = output) costs 0 in stage 1
-    per = df.groupby(['judge', 'dimension', 'item', 'stage'])[vals].sum()
-    stages = [x for x in ('stage 1', 'stage 2 & 3') if x in set(df.stage)]
-    full = per.unstack('stage', fill_value=0).stack('stage', future_stack=True).fillna(0).reset_index()
-    full = full[full.stage.isin(stages)]
-    tot = full.groupby(['judge', 'dimension', 'item'], as_index=False)[vals].sum().assign(stage='total')
-    full = pd.concat([full, tot], ignore_index=True)
-    res = full.groupby(['judge', 'dimension', 'stage'], as_index=False).agg(
-        **{v: (v, 'mean') for v in ['prompt_tokens', 'completion_tokens', 'tokens', 'latency_s']},
-        n_items=('item', 'nunique'), requests=('requests', 'sum'), cached=('cached', 'sum'))
-    if average:
-        avg = res.groupby(['judge', 'stage'], as_index=False).agg(
-            **{v: (v, 'mean') for v in ['prompt_tokens', 'completion_tokens', 'tokens', 'latency_s']},
-            n_items=('n_items', 'max'), requests=('requests', 'sum'), cached=('cached', 'sum'))
-        res = pd.concat([res, avg.assign(dimension='average')], ignore_index=True)
-    dorder = {d: i for i, d in enumerate(dict.fromkeys(df.dimension))} | {'average': 10**6}
-    sorder = {'stage 1': 0, 'stage 2 & 3': 1, 'total': 2}
-    res = res.sort_values(['judge', 'dimension', 'stage'], key=lambda c: c.map(dorder) if c.name == 'dimension' else
-                          (c.map(sorder) if c.name == 'stage' else c)).reset_index(drop=True)
-    return res[cols]
