@@ -9,23 +9,56 @@ from __future__ import annotations
 import itertools, json, math, random, re, warnings
 from collections import Counter
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
+from pydantic import Field, PositiveInt
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question
 from ..prompts import render
-from ..runs import MethodResult, make_answer, register_method, variant_name, yes_ratio_judgments
-from .keypoint import ReplyError, _schema_constraint, parse_checklist_answers, answers_schema
+from ..data import load_benchmark, manifest, read_json, resolve
+from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name, yes_ratio_judgments
+from .keypoint import ReplyError, _schema_constraint, parse_checklist_answers, answers_schema, placeholder_answers
 from ..parsing import extract_json
 
 # %% auto #0
-__all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'CONSTRUCTION_SCHEMAS', 'CONSTRUCTION_STAGES', 'bullet_lines',
-           'upstream_rubric', 'upstream_attributes', 'upstream_checklist', 'upstream_samples', 'parse_attributes',
-           'think_aloud_request', 'think_aloud', 'load_human_attributes', 'pool_attributes', 'parse_stage',
-           'build_checklist', 'evaluation_request', 'parse_evaluation', 'stratified_sample', 'run_interacteval',
-           'self_rouge_l', 'self_jaccard', 'embedding_model', 'self_cosine', 'attribute_diversity']
+__all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'CONSTRUCTION_SCHEMAS', 'CONSTRUCTION_STAGES',
+           'interacteval_files', 'interacteval_prompt', 'bullet_lines', 'upstream_rubric', 'upstream_attributes',
+           'upstream_checklist', 'upstream_samples', 'parse_attributes', 'think_aloud_request', 'think_aloud',
+           'load_human_attributes', 'pool_attributes', 'parse_stage', 'placeholder_reply', 'build_checklist',
+           'evaluation_request', 'parse_evaluation', 'stratified_sample', 'document_sample', 'benchmark_ta_samples',
+           'InteractEvalOptions', 'run_interacteval', 'self_rouge_l', 'self_jaccard', 'embedding_model', 'self_cosine',
+           'attribute_diversity']
 
 # %% ../../nbs/15_interacteval.ipynb #eb61456d
 TA_CONDITIONS = ('SL-TA', 'SH-TA', 'ML-TA', 'MH-TA', 'Comb-TA')
 UPSTREAM_DIMENSIONS = ('coherence', 'consistency', 'fluency', 'relevance')
+
+def interacteval_files(dimension:str) -> dict:
+    "The authors' SummEval files for one dimension: definition, attributes, checklist (texts) and the TA samples (list of dicts)."
+    if dimension not in UPSTREAM_DIMENSIONS: raise DataError(f"unknown dimension '{dimension}'; known: {', '.join(UPSTREAM_DIMENSIONS)}", field='dimension')
+    base = f'upstream/interacteval/data/{dimension}/'
+    samples = read_json(resolve(base + 'sample.pkl.json'))
+    if not isinstance(samples, list): raise DataError('expected a JSON list', resolve(base + 'sample.pkl.json'))
+    return dict(definition=resolve(base + 'dimension_definition.txt').read_text(encoding='utf-8'),
+                attributes=resolve(base + 'human_llm_attributes.txt').read_text(encoding='utf-8'),
+                checklist=resolve(base + 'human_llm_checklist.pkl.txt').read_text(encoding='utf-8'), samples=samples)
+
+def _interacteval_steps() -> dict[str, str]:
+    "Step name → prompt folder; both 'think_aloud/gpt' and short names such as 'question_generation' or 'evaluation' work."
+    res = {}
+    for k in manifest():
+        if m := re.match(r'upstream/interacteval/prompts/(.+)/(system|user)_prompt\.txt$', k):
+            folder = m.group(1); res[folder] = folder
+            res[folder.split('/')[-1] if folder.startswith('checklist_construction/') else folder] = folder
+    if 'evalaution' in res: res['evaluation'] = res['evalaution']   # the upstream folder name is misspelt
+    return res
+
+def interacteval_prompt(step:str) -> dict[str, str|None]:
+    """The authors' prompt for one step as {'system': text or None, 'user': text}. Steps: think_aloud/{gpt,claude,gemini,llama},
+    attributes_clustering, component_extraction, question_generation, sub_question_generation, question_validation, evaluation."""
+    steps = _interacteval_steps()
+    if step not in steps: raise DataError(f"unknown InteractEval step '{step}'; known: {', '.join(sorted(steps))}", field='step')
+    base = f'upstream/interacteval/prompts/{steps[step]}/'
+    return {role: (resolve(base + f'{role}_prompt.txt').read_text(encoding='utf-8') if base + f'{role}_prompt.txt' in manifest() else None)
+            for role in ('system', 'user')}
 
 def bullet_lines(text:str) -> list[str]:
     "The entries of a one-per-line list (bullets, numbers and blank lines stripped; `#` lines are comments)."
@@ -39,25 +72,21 @@ def bullet_lines(text:str) -> list[str]:
 
 def upstream_rubric(dimension:str) -> str:
     "The SummEval rubric text the authors used for `dimension`."
-    from checkeval.data import interacteval_files
     return interacteval_files(dimension)['definition'].strip()
 
 def upstream_attributes(dimension:str) -> list[str]:
     "The authors' pooled human + LLM think-aloud attributes for `dimension` (their Comb-TA attributes)."
-    from checkeval.data import interacteval_files
     return bullet_lines(interacteval_files(dimension)['attributes'])
 
 def upstream_checklist(dimension:str, scale=(1, 5)) -> Checklist:
     "The authors' final Comb-TA checklist for `dimension`."
-    from checkeval.data import interacteval_files
     qs = bullet_lines(interacteval_files(dimension)['checklist'])
     return Checklist(dimension=Dimension(name=dimension, definition=upstream_rubric(dimension), scale=scale), benchmark='summeval',
                      questions=[Question(id=f'{dimension}-{i}', text=q, stage='upstream') for i,q in enumerate(qs, 1)],
-                     source='InteractEval authors (BBeeChu/InteractEval data/<dimension>/human_llm_checklist), Comb-TA')
+                     source='InteractEval authors (BBeeChu/InteractEval data/<dimension>/human_llm_checklist), released checklist')
 
 def upstream_samples(dimension:str) -> list[dict]:
     "The four TA samples for `dimension`: source, output, score (of that dimension), ids."
-    from checkeval.data import interacteval_files
     return [dict(source=s['source'], output=s['system_output'], score=round(float(s['scores'][dimension]), 2),
                  doc_id=s.get('doc_id'), system_id=s.get('system_id')) for s in interacteval_files(dimension)['samples']]
 
@@ -87,7 +116,9 @@ def think_aloud_request(judge, dimension:str, rubric:str, samples:Sequence[dict]
     "The TA request for one LLM member."
     from checkeval.judges import JudgeRequest
     return JudgeRequest(messages=render('interacteval/think_aloud', dimension=dimension, rubric=rubric, samples=list(samples), task=task),
-                        max_tokens=max_tokens, temperature=temperature, constraint=_schema_constraint(judge, TA_SCHEMA))
+                        max_tokens=max_tokens, temperature=temperature, constraint=_schema_constraint(judge, TA_SCHEMA),
+                        meta={'method': 'interacteval', 'stage': 'think_aloud', 'placeholder': json.dumps(
+                            {'considerations': [f'Placeholder consideration {i} about {dimension}' for i in range(1, 9)]})})
 
 def think_aloud(judges:Sequence, dimension:str, rubric:str, samples:Sequence[dict], **kw) -> dict[str, dict]:
     "Run the TA step with each judge (an LLM member): name → {attributes, status, raw_text, cache_key}."
@@ -229,6 +260,20 @@ def _stage_vars(stage, ctx):
     if stage == 'sub_questions': return {**base, 'key_questions': ctx['key_questions']}
     return {**base, 'questions': [q for g in ctx['sub_questions'] for q in g['questions']]}
 
+def placeholder_reply(stage:str, ctx:dict) -> str:
+    "A well-formed reply to construction step `stage` given the earlier results `ctx` (what `DryRunJudge` sends back in a dry run)."
+    comps = ctx.get('components') or [f'Placeholder component {i}' for i in range(1, ctx['k'] + 1)]
+    ask = lambda c, j='': f'Does the summary show {c.lower()}{j}?'
+    if stage == 'components': return json.dumps({'components': comps})
+    if stage == 'clustering':
+        attrs = ctx['attributes']
+        return json.dumps({'clusters': [{'component': c, 'attributes': attrs[i::len(comps)]} for i, c in enumerate(comps)]})
+    if stage == 'key_questions': return json.dumps({'questions': [{'component': c, 'question': ask(c)} for c in comps]})
+    if stage == 'sub_questions':
+        return json.dumps({'sub_questions': [{'component': c, 'questions': [ask(c, f' (part {j})') for j in (1, 2)]} for c in comps]})
+    if stage == 'validation': return json.dumps({'questions': [q for g in ctx['sub_questions'] for q in g['questions']]})
+    raise ValueError(f'unknown stage {stage!r}')
+
 def build_checklist(judge, dimension:Dimension|str, attributes:Sequence[str], rubric:str|None=None, k:int=5,
                     task:str='summary of a news article', max_tokens:int=1024, benchmark:str|None=None) -> tuple[Checklist|None, dict]:
     "Checklist construction from `attributes` with the builder `judge`; returns (Checklist or None, every step's record)."
@@ -240,7 +285,8 @@ def build_checklist(judge, dimension:Dimension|str, attributes:Sequence[str], ru
     record = {'dimension': dim.name, 'builder': judge.name, 'k': int(k), 'attributes': list(attributes), 'stages': {}, 'status': 'ok'}
     for stage in CONSTRUCTION_STAGES:
         msgs = render(f'interacteval/{stage}', **_stage_vars(stage, ctx))
-        req = JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, CONSTRUCTION_SCHEMAS[stage]))
+        req = JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, CONSTRUCTION_SCHEMAS[stage]),
+                           meta={'method': 'interacteval', 'stage': stage, 'placeholder': placeholder_reply(stage, ctx)})
         r = judge.generate([req], desc=f'interacteval: {stage} ({dim.name})')[0]
         rec = dict(messages=msgs, raw_text=r.text, cache_key=r.cache_key, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens)
         record['stages'][stage] = rec
@@ -264,7 +310,6 @@ def build_checklist(judge, dimension:Dimension|str, attributes:Sequence[str], ru
 
 # %% ../../nbs/15_interacteval.ipynb #442b7c5c
 def _upstream_eval_messages(dimension:str, rubric:str, questions:Sequence[str], source:str, output:str) -> list[dict]:
-    from checkeval.data import interacteval_prompt
     p = interacteval_prompt('evaluation')
     n_slots = p['user'].replace('{{', '').replace('}}', '').count('{}')
     if n_slots != 8: raise DataError(f'the upstream evaluation prompt has {n_slots} slots, expected 8')
@@ -281,7 +326,10 @@ def evaluation_request(judge, dimension:str, rubric:str, questions:Sequence[str]
         msgs = render('interacteval/evaluate', dimension=dimension, rubric=rubric, questions=list(questions), source=source, output=output, task=task,
                       json_reply=bool(getattr(judge, 'supports_json_schema', False)))
     else: raise DataError(f"prompt_source must be 'project' or 'upstream', not {prompt_source!r}", field='prompt_source')
-    return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, answers_schema('en')))
+    json_reply = bool(getattr(judge, 'supports_json_schema', False))
+    return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, answers_schema('en')),
+                        meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': len(questions),
+                              'placeholder': placeholder_answers(len(questions), json_reply)})
 
 def parse_evaluation(text:str|None, questions:Sequence[str]) -> list[tuple[float|None, str]]:
     "(value, reason) per question; also accepts the upstream reply keyed by question text."
@@ -312,18 +360,31 @@ def stratified_sample(items:Sequence[Item], frac:float=0.1, dimension:str|None=N
     chosen = sorted(i for k in keys for i in rng.sample(strata[k], quota[k]))
     return [items[i] for i in chosen]
 
+def document_sample(items:Sequence[Item], frac:float=0.1, dimension:str|None=None, seed:int=0) -> list[Item]:
+    """A `frac` sample of whole documents (`group_id`): the documents are stratified by their mean human `dimension`
+    score (`stratified_sample` over one stand-in item per document) and every item of a chosen document is kept, so
+    that the paper's per-document correlation (its Eq. 1) has all the summaries of each document."""
+    groups: dict[str, list[Item]] = {}
+    for it in items: groups.setdefault(it.group_id, []).append(it)
+    reps = []
+    for g, its in groups.items():
+        vals = [float(it.scores[dimension]) for it in its if dimension and it.scores.get(dimension) is not None]
+        reps.append(its[0].model_copy(update={'scores': {dimension: round(sum(vals)/len(vals), 1)} if vals else {}}))
+    keep = {r.group_id for r in stratified_sample(reps, frac, dimension, seed)}
+    return [it for it in items if it.group_id in keep]
+
+def benchmark_ta_samples(benchmark:str, dimension:str, exclude:Sequence[str]=(), n:int=4, seed:int=0) -> list[dict]:
+    """Think-aloud samples for a dimension whose samples were not released (ELLIPSE): `n` items of the benchmark spread
+    over the human score range (seeded), none of them an evaluated item (`exclude`)."""
+    pool = [it for it in load_benchmark(benchmark) if it.item_id not in set(exclude) and it.scores.get(dimension) is not None]
+    if len(pool) < n: raise DataError(f'{benchmark} has fewer than {n} items with a {dimension!r} score to think aloud over', field='dimension')
+    pool.sort(key=lambda it: (float(it.scores[dimension]), it.item_id))
+    rng = random.Random(seed)
+    picks = [pool[min(len(pool) - 1, int((k + rng.random())*len(pool)/n))] for k in range(n)]   # one per score quantile
+    return [dict(source=it.source, output=it.output, score=round(float(it.scores[dimension]), 2), doc_id=it.group_id,
+                 system_id=it.system_id) for it in picks]
+
 # %% ../../nbs/15_interacteval.ipynb #060748df
-def _judge(x):
-    if isinstance(x, str):
-        from checkeval.judges import get_judge
-        return get_judge(x)
-    return x
-
-def _judges(x, default) -> list:
-    if x is None: return [default]
-    if isinstance(x, str): x = [s.strip() for s in x.split(',') if s.strip()]
-    return [_judge(j) for j in x]
-
 def _file_checklist(path, dim:Dimension) -> Checklist:
     p = Path(path)
     if p.is_dir(): p = p/f'{dim.name}.txt'
@@ -332,78 +393,130 @@ def _file_checklist(path, dim:Dimension) -> Checklist:
     if not qs: raise DataError('no questions (lines ending with ?) in the checklist file', p)
     return Checklist(dimension=dim, questions=[Question(id=f'{dim.name}-{i}', text=q, stage='human') for i,q in enumerate(qs, 1)], source=str(p))
 
-@register_method('interacteval')
-def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
-    "InteractEval: a checklist per dimension (released or built from TA attributes), yes-ratio scaled to the human range."
-    items = list(items)
-    o = dict(checklist_source='upstream', condition='Comb-TA', attributes='upstream', ta_judges=None, ta_member=None,
-             human_attributes=None, builder=None, components=5, rubric='auto', sample_frac=None, sample_seed=0,
-             prompt_source='project', task='summary of a news article', max_tokens=None)
-    unknown = set(options) - set(o)
-    if unknown: raise DataError(f"unknown interacteval options {sorted(unknown)}; known: {', '.join(o)}", field=sorted(unknown)[0])
-    o.update(options)
-    run_variant = variant_name(options)
-    mt = int(o['max_tokens']) if o['max_tokens'] else None
-    answers, judgments = [], []
-    art = {'checklists': {}, 'construction': {}, 'attributes': {}, 'think_aloud': {}, 'sample': {}, 'config': {**o, 'ta_judges': None if o['ta_judges'] is None else str(o['ta_judges'])}}
+class InteractEvalOptions(MethodOptions):
+    "InteractEval's options (see the list above); `builder` and `ta_judges` name judges, which the runner builds and hands in."
+    checklist_source: str = 'upstream'                  # 'upstream' (the released checklist) | 'build' | a file or folder of questions
+    condition: Literal['SL-TA', 'SH-TA', 'ML-TA', 'MH-TA', 'Comb-TA'] = 'Comb-TA'
+    attributes: Literal['upstream', 'think_aloud'] = 'upstream'
+    ta_judges: list[str]|str|None = None                # judge role: the LLM members of the think-aloud (None: the evaluating judge)
+    ta_member: str|None = None                          # the member of SL-TA / SH-TA
+    human_attributes: str|None = None                   # a folder of <dimension>/<expert>.txt
+    builder: str|None = None                            # judge role: who builds the checklist (None: the evaluating judge, said in the run)
+    components: PositiveInt = 5
+    rubric: str = 'auto'
+    sample_frac: float|None = Field(None, gt=0, le=1)
+    sample_seed: int = 0
+    sample_unit: Literal['documents', 'items'] = 'documents'
+    prompt_source: Literal['project', 'upstream'] = 'project'
+    task: str = 'summary of a news article'
+    max_tokens: PositiveInt|None = None
+
+def _handed_in(x, judge, role:str):
+    "A judge handed in by the runner; a bare name is only understood when it is the evaluating judge's own."
+    if not isinstance(x, str): return x
+    if x.strip() == judge.name: return judge
+    raise DataError(f'{role}={x!r}: judge names are resolved by the runner (checkeval.runs.evaluate); a direct call takes Judge objects', field=role)
+
+def _ta_members(ta_judges, judge) -> list:
+    "The LLM members of the think-aloud: the judges handed in (one or a list), or the evaluating judge."
+    if ta_judges is None: return [judge]
+    return [_handed_in(j, judge, 'ta_judges') for j in (ta_judges if isinstance(ta_judges, (list, tuple)) else [ta_judges])]
+
+def _rubric_for(dim:Dimension, rubric:str) -> str:
+    if rubric != 'auto': return rubric
+    return upstream_rubric(dim.name) if dim.name in UPSTREAM_DIMENSIONS else dim.definition
+
+def _condition_attributes(dim, items, judge, o:dict, rubric:str, art:dict) -> tuple[list[str], str|None]:
+    "Stage 1: the attributes of the TA condition — the released Comb-TA ones, or LLM members thinking aloud now plus experts' files."
+    cond, mt = o['condition'], ({'max_tokens': o['max_tokens']} if o['max_tokens'] else {})
+    if o['attributes'] == 'upstream':
+        if cond != 'Comb-TA': raise DataError(f"only the pooled Comb-TA attributes were released; {cond} needs attributes='think_aloud'", field='attributes')
+        if dim.name not in UPSTREAM_DIMENSIONS: raise DataError(f"attributes were released for {UPSTREAM_DIMENSIONS}, not {dim.name!r}; use attributes='think_aloud'", field='attributes')
+        art['attributes'][dim.name] = {'upstream Comb-TA': upstream_attributes(dim.name)}
+        return upstream_attributes(dim.name), None
+    if o['attributes'] != 'think_aloud': raise DataError(f"attributes must be 'upstream' or 'think_aloud', not {o['attributes']!r}", field='attributes')
+    llm, human = {}, {}
+    if cond in ('SL-TA', 'ML-TA', 'Comb-TA'):
+        benchmark = items[0].benchmark if items else ''
+        samples = (upstream_samples(dim.name) if benchmark == 'summeval' and dim.name in UPSTREAM_DIMENSIONS
+                   else benchmark_ta_samples(benchmark, dim.name, [it.item_id for it in items], seed=int(o['sample_seed'])))
+        art['ta_samples'][dim.name] = [{k: v for k, v in x.items() if k in ('doc_id', 'system_id', 'score')} for x in samples]
+        ta = art['think_aloud'][dim.name] = think_aloud(_ta_members(o['ta_judges'], judge), dim.name, rubric, samples, task=o['task'], **mt)
+        llm = {k: v['attributes'] for k, v in ta.items() if v['attributes']}
+    if cond in ('SH-TA', 'MH-TA', 'Comb-TA'):
+        if not o['human_attributes']: raise DataError(f'{cond} needs human attributes: pass human_attributes=<folder>', field='human_attributes')
+        human = load_human_attributes(o['human_attributes'], dim.name)
+    art['attributes'][dim.name] = {**{f'llm:{k}': v for k, v in llm.items()}, **{f'human:{k}': v for k, v in human.items()}}
+    try: return pool_attributes(cond, llm, human, o['ta_member']), None
+    except DataError as e:
+        if llm or cond in ('SH-TA', 'MH-TA'): raise
+        return [], f'think-aloud gave no attributes ({e})'
+
+def _dimension_checklist(dim, items, judge, o:dict, rubric:str, art:dict) -> tuple[Checklist|None, str|None]:
+    "Stage 2: the released checklist, one the builder constructs from the condition's attributes, or a file's; (checklist, why none)."
+    if o['checklist_source'] == 'upstream':
+        if dim.name not in UPSTREAM_DIMENSIONS: raise DataError(f'the authors released checklists for {UPSTREAM_DIMENSIONS}, not {dim.name!r}; use checklist_source=build', field='checklist_source')
+        return upstream_checklist(dim.name, dim.scale or (1, 5)), None
+    if o['checklist_source'] != 'build': return _file_checklist(o['checklist_source'], dim), None
+    attrs, why = _condition_attributes(dim, items, judge, o, rubric, art)
+    if not attrs: return None, why
+    builder = _handed_in(o['builder'], judge, 'builder') if o['builder'] is not None else judge
+    checklist, record = build_checklist(builder, dim, attrs, rubric, int(o['components']), o['task'], benchmark=items[0].benchmark if items else None,
+                                        **({'max_tokens': o['max_tokens']} if o['max_tokens'] else {}))
+    record.update(builder=builder.name, builder_is_evaluator=builder.name == judge.name, condition=o['condition'])
+    if builder.name == judge.name:
+        record['note'] = f'checklist built by the evaluating judge {judge.name} itself, not by the strong builder of the paper'
+        warnings.warn(f"interacteval: the {dim.name} checklist is built by the evaluating judge {judge.name!r} itself (pass builder=<a stronger judge> for the paper's setting)")
+    art['construction'][dim.name] = record
+    return checklist, (None if checklist is not None else record['status'])
+
+def _dimension_sample(items, dim, o:dict) -> list[Item]:
+    "The items a dimension is evaluated on: all, or a seeded `sample_frac` of whole documents (or of items)."
+    if o['sample_unit'] not in ('documents', 'items'): raise DataError(f"sample_unit must be 'documents' or 'items', not {o['sample_unit']!r}", field='sample_unit')
+    if not o['sample_frac']: return list(items)
+    return (document_sample if o['sample_unit'] == 'documents' else stratified_sample)(items, float(o['sample_frac']), dim.name, int(o['sample_seed']))
+
+def _evaluate_dimension(dim, sub, judge, checklist, why, rubric:str, o:dict, variant:str, builder:str|None) -> list[Answer]:
+    "Stage 3: every question of the checklist about each summary, one request per summary; without a checklist one failed answer each."
+    keys = lambda it: dict(benchmark=it.benchmark, item_id=it.item_id, system_id=it.system_id, method='interacteval', judge=judge.name,
+                           dimension=dim.name, variant=variant)
+    if checklist is None:
+        return [make_answer(None, value=None, status=f'no checklist: {why}', question_id=f'{dim.name}:checklist',
+                            meta={'condition': o['condition']}, **keys(it)) for it in sub]
+    qs, out = [q.text for q in checklist.questions], []
+    reqs = [evaluation_request(judge, dim.name, rubric, qs, it.source, it.output, o['task'], o['prompt_source'],
+                               **({'max_tokens': o['max_tokens']} if o['max_tokens'] else {})) for it in sub]
+    for it, r in zip(sub, judge.generate(reqs, desc=f'interacteval: evaluation ({dim.name})')):
+        for q, (v, reason) in zip(checklist.questions, parse_evaluation(None if r.error else r.text, qs)):
+            out.append(make_answer(r, value=v, status=reason if v is None else 'ok', sub_dimension=q.sub_dimension, question_id=q.id,
+                                   meta={'question': q.text, 'checklist_source': checklist.source or o['checklist_source'],
+                                         **({'builder': builder} if builder else {})}, **keys(it)))
+    return out
+
+def _judge_names(x) -> Any:
+    if x is None or isinstance(x, str): return x
+    return [getattr(j, 'name', j) for j in x] if isinstance(x, (list, tuple)) else getattr(x, 'name', x)
+
+@register_method('interacteval', options=InteractEvalOptions, judges=('builder', 'ta_judges'))
+def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], checklist_source:str='upstream', condition:str='Comb-TA',
+                     attributes:str='upstream', ta_judges=None, ta_member:str|None=None, human_attributes:str|None=None, builder=None,
+                     components:int=5, rubric:str='auto', sample_frac:float|None=None, sample_seed:int=0, sample_unit:str='documents',
+                     prompt_source:str='project', task:str='summary of a news article', max_tokens:int|None=None) -> MethodResult:
+    "InteractEval: a checklist per dimension (released, or built from TA attributes by `builder`), yes-ratio scaled to the human range."
+    o = {k: v for k, v in locals().items() if k in InteractEvalOptions.model_fields}
+    named = {**o, 'builder': _judge_names(builder), 'ta_judges': _judge_names(ta_judges)}
+    variant = variant_name({k: v for k, v in named.items() if v != InteractEvalOptions.model_fields[k].default})
+    items, answers, judgments = list(items), [], []
+    art = {'checklists': {}, 'construction': {}, 'attributes': {}, 'think_aloud': {}, 'ta_samples': {}, 'sample': {}, 'sample_documents': {},
+           'config': named}
     for dim in dimensions:
-        rubric = upstream_rubric(dim.name) if o['rubric'] == 'auto' and dim.name in UPSTREAM_DIMENSIONS else (dim.definition if o['rubric'] == 'auto' else o['rubric'])
-        checklist, why = None, None
-        if o['checklist_source'] == 'upstream':
-            if dim.name not in UPSTREAM_DIMENSIONS: raise DataError(f'the authors released checklists for {UPSTREAM_DIMENSIONS}, not {dim.name!r}; use checklist_source=build', field='checklist_source')
-            checklist = upstream_checklist(dim.name, dim.scale or (1, 5))
-        elif o['checklist_source'] == 'build':
-            cond = o['condition']
-            if o['attributes'] == 'upstream':
-                if cond != 'Comb-TA': raise DataError(f"only the pooled Comb-TA attributes were released; {cond} needs attributes='think_aloud'", field='attributes')
-                attrs = upstream_attributes(dim.name)
-                art['attributes'][dim.name] = {'upstream Comb-TA': attrs}
-            elif o['attributes'] == 'think_aloud':
-                llm, human = {}, {}
-                if cond in ('SL-TA', 'ML-TA', 'Comb-TA'):
-                    ta = think_aloud(_judges(o['ta_judges'], judge), dim.name, rubric, upstream_samples(dim.name), task=o['task'], **({'max_tokens': mt} if mt else {}))
-                    art['think_aloud'][dim.name] = ta
-                    llm = {k: v['attributes'] for k,v in ta.items() if v['attributes']}
-                if cond in ('SH-TA', 'MH-TA', 'Comb-TA'):
-                    if not o['human_attributes']: raise DataError(f'{cond} needs human attributes: pass human_attributes=<folder>', field='human_attributes')
-                    human = load_human_attributes(o['human_attributes'], dim.name)
-                art['attributes'][dim.name] = {**{f'llm:{k}': v for k,v in llm.items()}, **{f'human:{k}': v for k,v in human.items()}}
-                try: attrs = pool_attributes(cond, llm, human, o['ta_member'])
-                except DataError as e:
-                    if llm or cond in ('SH-TA', 'MH-TA'): raise
-                    attrs, why = [], f'think-aloud gave no attributes ({e})'
-            else: raise DataError(f"attributes must be 'upstream' or 'think_aloud', not {o['attributes']!r}", field='attributes')
-            if attrs:
-                builder = _judge(o['builder']) if o['builder'] else judge
-                checklist, record = build_checklist(builder, dim, attrs, rubric, int(o['components']),
-                                                    o['task'], **({'max_tokens': mt} if mt else {}), benchmark=items[0].benchmark if items else None)
-                record['builder'] = builder.name; record['builder_is_evaluator'] = builder.name == judge.name
-                if builder.name == judge.name:
-                    record['note'] = f'checklist built by the evaluating judge {judge.name} itself, not by the strong builder of the paper'
-                    warnings.warn(f"interacteval: the {dim.name} checklist is built by the evaluating judge {judge.name!r} itself (pass builder=<a stronger judge> for the paper's setting)")
-                art['construction'][dim.name] = record
-                if checklist is None: why = record['status']
-        else: checklist = _file_checklist(o['checklist_source'], dim)
+        rub = _rubric_for(dim, rubric)
+        checklist, why = _dimension_checklist(dim, items, judge, o, rub, art)
         if checklist is not None: art['checklists'][dim.name] = checklist.to_dict()
-        sub = stratified_sample(items, float(o['sample_frac']), dim.name, int(o['sample_seed'])) if o['sample_frac'] else items
+        sub = _dimension_sample(items, dim, o)
         art['sample'][dim.name] = [it.item_id for it in sub]
-        dim_answers = []
-        if checklist is None:
-            for it in sub:
-                dim_answers.append(make_answer(None, value=None, status=f'no checklist: {why}', benchmark=it.benchmark, item_id=it.item_id,
-                                               system_id=it.system_id, method='interacteval', judge=judge.name, dimension=dim.name,
-                                               question_id=f'{dim.name}:checklist', variant=run_variant, meta={'condition': o['condition']}))
-        else:
-            qs = [q.text for q in checklist.questions]
-            reqs = [evaluation_request(judge, dim.name, rubric, qs, it.source, it.output, o['task'], o['prompt_source'], **({'max_tokens': mt} if mt else {}))
-                    for it in sub]
-            for it, r in zip(sub, judge.generate(reqs, desc=f'interacteval: evaluation ({dim.name})')):
-                for q,(v,reason) in zip(checklist.questions, parse_evaluation(None if r.error else r.text, qs)):
-                    dim_answers.append(make_answer(r, value=v, status=reason if v is None else 'ok', benchmark=it.benchmark, item_id=it.item_id,
-                                                   system_id=it.system_id, method='interacteval', judge=judge.name, dimension=dim.name,
-                                                   sub_dimension=q.sub_dimension, question_id=q.id, variant=run_variant,
-                                                   meta={'question': q.text, 'checklist_source': checklist.source or o['checklist_source'],
-                                                         **({'builder': art['construction'][dim.name]['builder']} if dim.name in art['construction'] else {})}))
+        art['sample_documents'][dim.name] = len({it.group_id for it in sub})
+        dim_answers = _evaluate_dimension(dim, sub, judge, checklist, why, rub, o, variant, art['construction'].get(dim.name, {}).get('builder'))
         answers += dim_answers
         judgments += yes_ratio_judgments(dim_answers, n_questions=len(checklist) if checklist is not None else 0, scale=dim.scale)
     return MethodResult(answers=answers, judgments=judgments, artifacts=art)

@@ -7,18 +7,20 @@ Docs: https://checkeval.github.io/checkeval/keypoint.html.md"""
 # %% ../../nbs/14_keypoint.ipynb #7c71520a
 from __future__ import annotations
 import hashlib, json, math, re
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..prompts import render
-from ..runs import MethodResult, make_answer, register_method, variant_name
+from pydantic import PositiveInt
+from ..data import manifest, resolve
+from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name
 from ..parsing import extract_json
 
 # %% auto #0
-__all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'CHECKLIST_SCHEMA', 'MODES', 'PAPER_MODE', 'PAPER_LANGUAGE',
-           'VARIANT_COLUMNS', 'RECORDED_LEGAL_JUDGE', 'PAPER_LEGAL_TABLE1', 'criterion_definitions', 'answers_schema',
-           'ReplyError', 'parse_checklist', 'parse_checklist_answers', 'checklist_request', 'evaluation_request',
-           'f1_score', 'resolve_options', 'run_keypoint', 'recorded_legal_scores', 'keypoint_correlations',
-           'legal_sts_table', 'compare_legal_sts_table', 'scores_from_judgments']
+__all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'CHECKLIST_SCHEMA', 'PLACEHOLDER_QUESTIONS', 'MODES', 'PAPER_MODE',
+           'PAPER_LANGUAGE', 'PAPER_REFERENCE_FIELD', 'criterion_definitions', 'answers_schema', 'ReplyError',
+           'parse_checklist', 'parse_checklist_answers', 'placeholder_checklist', 'placeholder_answers',
+           'checklist_request', 'evaluation_request', 'f1_score', 'check_eval_prompt', 'reference_field_for',
+           'resolve_options', 'KeypointOptions', 'run_keypoint', 'scores_from_judgments']
 
 # %% ../../nbs/14_keypoint.ipynb #09e4681b
 CRITERIA = {
@@ -165,6 +167,21 @@ def _json_reply(judge) -> bool:
     "Ask for JSON where the backend enforces a schema; otherwise for the plain numbered lines the parsers read as well."
     return bool(getattr(judge, 'supports_json_schema', False))
 
+def _sha(text:str) -> str: return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+PLACEHOLDER_QUESTIONS = 5   # key points in the placeholder checklist of a dry run (its size does not change the request count)
+
+def placeholder_checklist(json_reply:bool, n:int=PLACEHOLDER_QUESTIONS, tag:str='') -> str:
+    "A well-formed generation reply for dry runs (`DryRunJudge` sends it back), in the form the request asks for; `tag` keeps the checklists of different texts apart."
+    qs = [f'Does the text state placeholder key point {i}{f" of {tag}" if tag else ""}?' for i in range(1, n + 1)]
+    return json.dumps({'items': qs}) if json_reply else '\n'.join(f'{i}. {q}' for i, q in enumerate(qs, 1))
+
+def placeholder_answers(n:int, json_reply:bool, language:str='en') -> str:
+    "A well-formed evaluation reply for dry runs: every one of the `n` key points present."
+    yes = _VERDICTS[language][0]
+    if json_reply: return json.dumps({'answers': [{'id': i, 'answer': yes} for i in range(1, n + 1)]}, ensure_ascii=False)
+    return '\n'.join(f'{i}. {yes}' for i in range(1, n + 1))
+
 def checklist_request(judge, criterion:str, text:str|None=None, language:str='en', definitions:dict|None=None,
                       task:str|None=None, max_tokens:int=1024, temperature:float=0.0):
     "The generation request: from `text` (reference/candidate-guided) or, when `text` is None, from the criterion alone."
@@ -176,7 +193,9 @@ def checklist_request(judge, criterion:str, text:str|None=None, language:str='en
     else:
         msgs = render(_template('generate', language), criterion=name, definition=definition, text=text, json_reply=_json_reply(judge))
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
-                        constraint=_schema_constraint(judge, CHECKLIST_SCHEMA))
+                        constraint=_schema_constraint(judge, CHECKLIST_SCHEMA),
+                        meta={'method': 'keypoint', 'stage': 'generate',
+                              'placeholder': placeholder_checklist(_json_reply(judge), tag=_sha(text or criterion))})
 
 def evaluation_request(judge, criterion:str, checklist:Sequence[str], text:str, reference:str|None=None,
                        language:str='en', definitions:dict|None=None, max_tokens:int=512, temperature:float=0.0):
@@ -190,7 +209,9 @@ def evaluation_request(judge, criterion:str, checklist:Sequence[str], text:str, 
         msgs = render(_template('evaluate_criterion', language), criterion=name, definition=definition,
                       checklist=list(checklist), text=text, reference=reference, json_reply=_json_reply(judge))
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
-                        constraint=_schema_constraint(judge, answers_schema(language)))
+                        constraint=_schema_constraint(judge, answers_schema(language)),
+                        meta={'method': 'keypoint', 'stage': 'evaluate', 'n_questions': len(checklist),
+                              'placeholder': placeholder_answers(len(checklist), _json_reply(judge), language)})
 
 # %% ../../nbs/14_keypoint.ipynb #f765980e
 def f1_score(recall:float|None, precision:float|None) -> float|None:
@@ -198,17 +219,38 @@ def f1_score(recall:float|None, precision:float|None) -> float|None:
     if recall is None or precision is None: return None
     return 0.0 if recall + precision == 0 else 2*recall*precision/(recall + precision)
 
+# %% ../../nbs/14_keypoint.ipynb #4afd3760
+def _check_eval_names() -> dict[str, str]:
+    "Prompt name → catalog path of every released Check-Eval prompt (the G-Eval ones prefixed `geval_`)."
+    res = {}
+    for k in manifest():
+        if m := re.match(r'upstream/check_eval/prompts/(.+)\.md$', k): res[m.group(1)] = k
+        if m := re.match(r'upstream/check_eval/geval_prompts/(.+)\.md$', k): res['geval_' + m.group(1)] = k
+    return res
+
+def check_eval_prompt(name:str) -> str:
+    "A released Check-Eval (Pereira & Lotufo) prompt: generate_checklist, evaluate_checklist, criterion_*, *_pt, geval_consistency."
+    names = _check_eval_names()
+    if name not in names: raise DataError(f"unknown Check-Eval prompt '{name}'; known: {', '.join(sorted(names))}", field='name')
+    return resolve(names[name]).read_text(encoding='utf-8')
+
 # %% ../../nbs/14_keypoint.ipynb #5f59866e
 MODES = {'reference': ('reference-guided',), 'candidate': ('candidate-guided',),
          'f1': ('reference-guided', 'candidate-guided'), 'criterion': ('criterion-guided',)}
 PAPER_MODE = {'legal_sts': 'f1'}
 PAPER_LANGUAGE = {'legal_sts': 'pt'}
 
-def _sha(text:str) -> str: return hashlib.sha256(text.encode()).hexdigest()[:12]
+PAPER_REFERENCE_FIELD = {'legal_sts': 'reference', 'summeval': 'source'}   # the text beside the candidate in the paper's runs
+
+def reference_field_for(benchmark:str, field:str='auto') -> str:
+    "`source` or `reference`: the text a checklist is compared with; `auto` = the paper's choice, else the source (reference-free)."
+    if field not in ('auto', 'reference', 'source'):
+        raise DataError(f"reference_field must be 'auto', 'reference' or 'source', not {field!r}", field='reference_field')
+    return PAPER_REFERENCE_FIELD.get(benchmark, 'source') if field == 'auto' else field
 
 def _reference_text(item:Item, field:str='auto') -> str:
-    if field == 'auto': t = item.reference if item.references else item.source
-    elif field == 'reference': t = item.reference
+    if field == 'auto': field = reference_field_for(item.benchmark) if item.source else 'reference'
+    if field == 'reference': t = item.reference
     elif field == 'source': t = item.source
     else: raise DataError(f"reference_field must be 'auto', 'reference' or 'source', not {field!r}", field='reference_field')
     if not t: raise DataError(f'item {item.item_id!r} has no {field} text to compare with', field='reference_field')
@@ -235,177 +277,121 @@ def resolve_options(benchmark:str, dimensions:Sequence[Dimension], mode='auto', 
     return {'mode': mode, 'language': language, 'criteria': crit, 'definitions': {c: defs[c] for c in crit}}
 
 # %% ../../nbs/14_keypoint.ipynb #a7eebcf8
-@register_method('keypoint')
-def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
-    "Check-Eval on `items` with `judge`: checklist generation and evaluation, scores per the `mode` variant."
-    items = list(items)
-    benchmark = items[0].benchmark if items else ''
-    cfg = resolve_options(benchmark, dimensions, **options)
-    mode, lang, crit, defs = cfg['mode'], cfg['language'], cfg['criteria'], cfg['definitions']
-    definitions = {c: v[1] for c,v in defs.items()}
-    field = options.get('reference_field', 'auto')
-    mt_gen = mt_eval = int(options['max_tokens']) if options.get('max_tokens') else None
-    mt_gen, mt_eval = mt_gen or 1024, mt_eval or 512
-    run_variant = variant_name(options)
-    directions = MODES[mode]
+class KeypointOptions(MethodOptions):
+    "Check-Eval's options (see the list above); checked by the runner before any judge is built."
+    mode: Literal['auto', 'reference', 'candidate', 'f1', 'criterion'] = 'auto'
+    criteria: list[str]|str|None = None               # a list, or a comma-separated string; None: the run's dimensions
+    language: Literal['auto', 'en', 'pt'] = 'auto'
+    definitions: dict[str, str]|str|None = None       # {criterion: definition}, or the same as JSON text
+    reference_field: Literal['auto', 'reference', 'source'] = 'auto'
+    task: str|None = None                             # what a criterion-guided checklist is about
+    max_tokens: PositiveInt|None = None               # one cap for both stages (default 1024 to generate, 512 to evaluate)
 
-    # stage 1: one checklist per distinct (criterion, source text); criterion-guided: one per criterion
-    lists: dict[str, dict] = {}
-    plan: dict[tuple, str] = {}               # (item_id, criterion, direction) -> checklist id
+def _plan_checklists(items:Sequence[Item], criteria:Sequence[str], directions:Sequence[str], field:str, language:str) -> tuple[dict, dict]:
+    "Stage 0: one checklist per distinct (criterion, text) — per criterion when criterion-guided; (checklists, (item, criterion, direction) → id)."
+    lists, plan = {}, {}
     for it in items:
         ref = _reference_text(it, field)
-        for c in crit:
+        for c in criteria:
             for dr in directions:
                 src = {'reference-guided': ref, 'candidate-guided': it.output, 'criterion-guided': None}[dr]
                 cid = f'{c}:criterion' if src is None else f'{c}:{_sha(src)}'
                 if cid not in lists:
-                    lists[cid] = {'id': cid, 'criterion': c, 'language': lang, 'source': 'criterion' if src is None else 'text',
+                    lists[cid] = {'id': cid, 'criterion': c, 'language': language, 'source': 'criterion' if src is None else 'text',
                                   'text_sha': None if src is None else _sha(src), 'item_ids': [], '_text': src}
                 lists[cid]['item_ids'].append(it.item_id)
                 plan[(it.item_id, c, dr)] = cid
+    return lists, plan
+
+def _generate_checklists(judge, lists:dict, language:str, definitions:dict, task:str|None, max_tokens:int) -> None:
+    "Stage 1: the judge writes every checklist (one batch); each gets its questions and status, or the reason it has none."
     order = list(lists)
-    reqs = [checklist_request(judge, lists[k]['criterion'], lists[k]['_text'], lang, definitions,
-                              task=options.get('task'), max_tokens=mt_gen) for k in order]
+    reqs = [checklist_request(judge, lists[k]['criterion'], lists[k]['_text'], language, definitions, task=task, max_tokens=max_tokens) for k in order]
     resps = judge.generate(reqs, desc='keypoint: checklists') if reqs else []
-    for k,r,req in zip(order, resps, reqs):
+    for k, r, req in zip(order, resps, reqs):
         cl = lists[k]; text = cl.pop('_text')
         echo = '\n'.join(m['content'] for m in req.messages)
         if text: echo = echo.replace(text, '')             # the prompt's own words, not the text it shows
-        cl.update(raw_text=r.text, cache_key=r.cache_key, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens,
-                  _response=r)
+        cl.update(raw_text=r.text, cache_key=r.cache_key, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, _response=r)
         if r.error: cl.update(questions=[], status=f'judge error: {r.error}')
         else:
             try: cl.update(questions=parse_checklist(r.text, echo), status='ok')
             except ReplyError as e: cl.update(questions=[], status=str(e))
 
-    # stage 2: evaluate the other text against each usable checklist
+def _evaluate_checklists(judge, items:Sequence[Item], lists:dict, plan:dict, criteria, directions, field:str, language:str,
+                         definitions:dict, max_tokens:int) -> dict:
+    "Stage 2: the other text checked against each usable checklist (one batch); (item, criterion, direction) → response."
     keys, reqs = [], []
     for it in items:
         ref = _reference_text(it, field)
-        for c in crit:
+        for c in criteria:
             for dr in directions:
                 cl = lists[plan[(it.item_id, c, dr)]]
                 if cl['status'] != 'ok': continue
-                if dr == 'reference-guided': req = evaluation_request(judge, c, cl['questions'], it.output, None, lang, definitions, mt_eval)
-                elif dr == 'candidate-guided': req = evaluation_request(judge, c, cl['questions'], ref, None, lang, definitions, mt_eval)
-                else: req = evaluation_request(judge, c, cl['questions'], it.output, ref, lang, definitions, mt_eval)
-                keys.append((it.item_id, c, dr)); reqs.append(req)
-    resps = dict(zip(keys, judge.generate(reqs, desc='keypoint: evaluation'))) if reqs else {}
+                text, shown = {'reference-guided': (it.output, None), 'candidate-guided': (ref, None), 'criterion-guided': (it.output, ref)}[dr]
+                keys.append((it.item_id, c, dr))
+                reqs.append(evaluation_request(judge, c, cl['questions'], text, shown, language, definitions, max_tokens))
+    return dict(zip(keys, judge.generate(reqs, desc='keypoint: evaluation'))) if reqs else {}
 
+def _direction_answers(cl:dict, r, c:str, dr:str, base:dict) -> tuple[list[Answer], float|None]:
+    "The answers of one item to one checklist, and the share of key points present (None: no checklist or nothing readable)."
+    if cl['status'] != 'ok':
+        return [make_answer(cl['_response'], value=None, status=f"no checklist: {cl['status']}", dimension=c, sub_dimension=dr,
+                            question_id=f'{dr}:checklist', meta={'checklist_id': cl['id'], 'stage': 'generate'}, **base)], None
+    parsed = parse_checklist_answers(None if r.error else r.text, len(cl['questions']))
+    out = [make_answer(r, value=v, status=why if v is None else 'ok', dimension=c, sub_dimension=dr, question_id=f'{dr}:{k}',
+                       meta={'question': q, 'checklist_id': cl['id'], 'stage': 'evaluate'}, **base)
+           for k, (q, (v, why)) in enumerate(zip(cl['questions'], parsed), 1)]
+    vals = [a.value for a in out if a.ok]
+    return out, (sum(vals)/len(vals) if vals else None)
+
+def _score_items(items, judge, dimensions, lists, plan, resps, criteria, directions, mode, variant) -> tuple[list, list]:
+    "Stage 3: answers and per-criterion judgments (the `mode`'s score), plus the mean of the criteria for another benchmark dimension."
     answers, judgments = [], []
     for it in items:
-        base = dict(benchmark=it.benchmark, item_id=it.item_id, system_id=it.system_id, method='keypoint',
-                    judge=judge.name, variant=run_variant)
+        base = dict(benchmark=it.benchmark, item_id=it.item_id, system_id=it.system_id, method='keypoint', judge=judge.name, variant=variant)
         crit_scores = {}
-        for c in crit:
+        for c in criteria:
             part, n_q, n_ok, n_fail = {}, 0, 0, 0
             for dr in directions:
-                cl = lists[plan[(it.item_id, c, dr)]]
-                if cl['status'] != 'ok':
-                    a = make_answer(cl['_response'], value=None, status=f"no checklist: {cl['status']}", dimension=c,
-                                    sub_dimension=dr, question_id=f'{dr}:checklist', meta={'checklist_id': cl['id'], 'stage': 'generate'}, **base)
-                    answers.append(a); part[dr] = None; n_fail += 1; continue
-                r = resps[(it.item_id, c, dr)]
-                parsed = parse_checklist_answers(None if r.error else r.text, len(cl['questions']))
-                vals = []
-                for k,(q,(v,why)) in enumerate(zip(cl['questions'], parsed), 1):
-                    a = make_answer(r, value=v, status=why if v is None else 'ok', dimension=c, sub_dimension=dr,
-                                    question_id=f'{dr}:{k}', meta={'question': q, 'checklist_id': cl['id'], 'stage': 'evaluate'}, **base)
-                    answers.append(a)
-                    if a.ok: vals.append(a.value)
-                n_q += len(parsed); n_ok += len(vals); n_fail += len(parsed) - len(vals)
-                part[dr] = sum(vals)/len(vals) if vals else None
+                got, part[dr] = _direction_answers(lists[plan[(it.item_id, c, dr)]], resps.get((it.item_id, c, dr)), c, dr, base)
+                answers += got
+                n_q += sum(a.question_id != f'{dr}:checklist' for a in got); n_ok += sum(a.ok for a in got); n_fail += sum(not a.ok for a in got)
             rec, prec = part.get('reference-guided'), part.get('candidate-guided')
             score = {'reference': rec, 'candidate': prec, 'f1': f1_score(rec, prec), 'criterion': part.get('criterion-guided')}[mode]
             crit_scores[c] = score
             judgments.append(Judgment(dimension=c, score=score, n_questions=n_q, n_answered=n_ok, n_failed=n_fail,
                                       meta={'mode': mode, 'recall': rec, 'precision': prec, 'criterion_guided': part.get('criterion-guided')}, **base))
         for d in dimensions:
-            if d.name in crit: continue
+            if d.name in criteria: continue
             vals = list(crit_scores.values())
             score = sum(vals)/len(vals) if vals and all(v is not None for v in vals) else None
             judgments.append(Judgment(dimension=d.name, score=score, n_questions=0, n_answered=sum(v is not None for v in vals),
-                                      n_failed=sum(v is None for v in vals), meta={'mode': mode, 'aggregate': 'mean of criteria', 'criteria': crit}, **base))
+                                      n_failed=sum(v is None for v in vals), meta={'mode': mode, 'aggregate': 'mean of criteria', 'criteria': list(criteria)}, **base))
+    return answers, judgments
+
+@register_method('keypoint', options=KeypointOptions)
+def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], mode:str='auto', criteria=None, language:str='auto',
+                 definitions=None, reference_field:str='auto', task:str|None=None, max_tokens:int|None=None) -> MethodResult:
+    "Check-Eval on `items` with `judge`: checklist generation and evaluation, scores per the `mode` variant."
+    items = list(items)
+    benchmark = items[0].benchmark if items else ''
+    given = dict(mode=mode, criteria=criteria, language=language, definitions=definitions, reference_field=reference_field, task=task, max_tokens=max_tokens)
+    variant = variant_name({k: v for k, v in given.items() if v != KeypointOptions.model_fields[k].default})
+    cfg = resolve_options(benchmark, dimensions, mode=mode, criteria=criteria, language=language, definitions=definitions)
+    mode, lang, crit = cfg['mode'], cfg['language'], cfg['criteria']
+    defs = {c: v[1] for c, v in cfg['definitions'].items()}
+    used_field = reference_field_for(benchmark, reference_field)   # checks the name; `auto` falls back to the reference without a source
+    directions = MODES[mode]
+    lists, plan = _plan_checklists(items, crit, directions, reference_field, lang)
+    _generate_checklists(judge, lists, lang, defs, task, max_tokens or 1024)
+    resps = _evaluate_checklists(judge, items, lists, plan, crit, directions, reference_field, lang, defs, max_tokens or 512)
+    answers, judgments = _score_items(items, judge, dimensions, lists, plan, resps, crit, directions, mode, variant)
     for cl in lists.values(): cl.pop('_response', None)
     artifacts = {'checklists': list(lists.values()),
-                 'config': {'mode': mode, 'language': lang, 'criteria': crit, 'definitions': definitions,
-                            'reference_field': field, 'directions': list(directions)}}
+                 'config': {'mode': mode, 'language': lang, 'criteria': crit, 'definitions': defs, 'reference_field': reference_field,
+                            'reference_text': used_field, 'directions': list(directions)}}
     return MethodResult(answers=answers, judgments=judgments, artifacts=artifacts)
-
-# %% ../../nbs/14_keypoint.ipynb #5816c2bd
-def recorded_legal_scores() -> 'pd.DataFrame':
-    "The authors' recorded GPT-4-turbo Check-Eval scores on the 32 legal pairs: one row per (pair, criterion)."
-    import pandas as pd
-    from checkeval.data import load_check_eval_legal, load_benchmark
-    human = {it.item_id: it.scores for it in load_benchmark('legal_sts')}
-    rows = []
-    for c in CRITERIA_ORDER:
-        ref = load_check_eval_legal(c, 'reference').set_index('item_id')
-        cand = load_check_eval_legal(c, 'candidate').set_index('item_id')
-        if ref.index.has_duplicates or cand.index.has_duplicates or set(ref.index) != set(cand.index):
-            raise DataError(f'{c}: the reference and candidate files do not hold the same unique row ids')
-        for iid, r in ref.iterrows():
-            p = cand.loc[iid]
-            if iid not in human: raise DataError(f'recorded row {iid} is not a legal_sts item', field='item_id')
-            if (r.expert, r.heuristic) != (human[iid]['expert'], human[iid]['heuristic']) or (p.expert, p.heuristic) != (r.expert, r.heuristic):
-                raise DataError(f'row {iid}: recorded human scores differ from the benchmark', field='EXPERT_SCORE')
-            rows.append(dict(item_id=iid, criterion=c, recall=r.score, precision=p.score, f1=f1_score(r.score, p.score),
-                             n_items_reference=len(parse_checklist(r.checklist)), n_items_candidate=len(parse_checklist(p.checklist)),
-                             expert=human[iid]['expert'], heuristic=human[iid]['heuristic']))
-    return pd.DataFrame(rows)
-
-# %% ../../nbs/14_keypoint.ipynb #5e9a6e97
-VARIANT_COLUMNS = {'reference': 'recall', 'candidate': 'precision', 'f1': 'f1'}   # variant (as `mode`) -> score column
-RECORDED_LEGAL_JUDGE = 'gpt-4-turbo (recorded by the authors)'
-
-def keypoint_correlations(scores, human:str='expert', statistics:Sequence[str]=('pearson', 'spearman'), judge:str='unknown',
-                          benchmark:str='legal_sts', n_boot:int=0, seed:int=0) -> 'pd.DataFrame':
-    """Pooled (sample-level) correlations of recall, precision and F1 per criterion with the `human` column, plus `average`:
-    the correlation of the per-pair mean over the criteria (the paper's AVG column). Long format of `figures/tables/correlations.csv`."""
-    import pandas as pd
-    from checkeval.metaeval import correlation_rows
-    frames = []
-    for variant, col in VARIANT_COLUMNS.items():
-        if col not in scores or scores[col].isna().all(): continue
-        f = scores[['item_id', 'criterion', col, human]].rename(columns={col: 'score', human: 'human', 'criterion': 'dimension'})
-        avg = f.pivot_table(index='item_id', columns='dimension', values='score', aggfunc='first', dropna=False)
-        avg = avg.mean(axis=1, skipna=False).rename('score').reset_index()
-        avg = avg.merge(f.drop_duplicates('item_id')[['item_id', 'human']], on='item_id').assign(dimension='average')
-        frames.append(pd.concat([f, avg], ignore_index=True).assign(variant=variant))
-    frame = pd.concat(frames, ignore_index=True).assign(benchmark=benchmark, method='keypoint', judge=judge, system_id='unknown')
-    frame['group_id'] = frame['item_id']
-    return correlation_rows(frame, levels=('sample',), statistics=statistics, n_boot=n_boot, seed=seed, average=False)
-
-def legal_sts_table(human:str='expert', statistics:Sequence[str]=('pearson', 'spearman'), n_boot:int=0,
-                    judge:str=RECORDED_LEGAL_JUDGE) -> 'pd.DataFrame':
-    "Check-Eval's legal STS Table 1 recomputed from the authors' recorded GPT-4-turbo outputs (long format, variants `reference`, `candidate`, `f1`)."
-    return keypoint_correlations(recorded_legal_scores(), human, statistics, judge=judge, n_boot=n_boot)
-
-# %% ../../nbs/14_keypoint.ipynb #52adc157
-PAPER_LEGAL_TABLE1 = {  # (variant, column as printed) -> (pearson, spearman)
-    ('reference', 'consistency'): (0.45, 0.52), ('reference', 'relevance'): (0.58, 0.63),
-    ('reference', 'coherence'): (0.49, 0.57), ('reference', 'fluency'): (0.16, 0.139),
-    ('reference', 'average'): (0.56, 0.61),
-    ('candidate', 'consistency'): (0.55, 0.62), ('candidate', 'relevance'): (0.58, 0.59),
-    ('candidate', 'coherence'): (0.55, 0.55), ('candidate', 'fluency'): (0.25, 0.14),
-    ('candidate', 'average'): (0.62, 0.62),
-    ('f1', 'consistency'): (0.47, 0.51), ('f1', 'relevance'): (0.58, 0.58), ('f1', 'coherence'): (0.51, 0.53),
-    ('f1', 'fluency'): (0.28, 0.17), ('f1', 'average'): (0.58, 0.59),
-}
-
-def compare_legal_sts_table(table=None, tol:float=0.0051) -> 'pd.DataFrame':
-    """Paper column vs recomputed value; `holds` names the recomputed criterion whose Pearson and Spearman both
-    round to the printed pair (within `tol`) in the same variant row."""
-    import pandas as pd
-    t = legal_sts_table() if table is None else table
-    val = {(r.variant, r.dimension, r.statistic): r.value for r in t.itertuples()}
-    rows = []
-    for (v, col), (pe, sp) in PAPER_LEGAL_TABLE1.items():
-        holds = [c for c in (*CRITERIA_ORDER, 'average')
-                 if abs(val[(v, c, 'pearson')] - pe) <= tol and abs(val[(v, c, 'spearman')] - sp) <= tol]
-        rows.append(dict(variant=v, paper_column=col, paper_pearson=pe, paper_spearman=sp,
-                         pearson=val[(v, col, 'pearson')], spearman=val[(v, col, 'spearman')], holds=', '.join(holds) or '—'))
-    return pd.DataFrame(rows)
 
 # %% ../../nbs/14_keypoint.ipynb #2e359dd2
 def scores_from_judgments(judgments:Sequence[Judgment], items:Sequence[Item]) -> 'pd.DataFrame':
