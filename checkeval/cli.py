@@ -7,13 +7,20 @@ Docs: https://checkeval.github.io/checkeval/cli.html.md"""
 # %% ../nbs/90_cli.ipynb #83fbed71
 from __future__ import annotations
 import argparse, json, os, shutil, sys
+from importlib.metadata import version, PackageNotFoundError
+import pandas as pd
 import yaml
+import checkeval
+from . import data, settings
+from .judges import DryRunJudge, check_no_secrets, get_judge, load_judges_config
+from .reproduce import EXTRA_STEPS, STEPS, reproduce
+from .runs import check_options, evaluate, list_methods
 
 # %% auto #0
 __all__ = ['DEFAULT_MAX_FAILURE_RATE', 'UsageError', 'is_user_error', 'error_line', 'method_names', 'benchmark_names',
-           'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data', 'confirm_paid',
-           'run_outcome', 'cmd_evaluate', 'cmd_reproduce', 'positive_int', 'failure_rate', 'Parser', 'build_parser',
-           'main']
+           'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data', 'defects_line',
+           'cmd_settings', 'confirm_paid', 'run_outcome', 'cmd_evaluate', 'cmd_reproduce', 'positive_int',
+           'failure_rate', 'Parser', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #8a2963fe
 class UsageError(ValueError): "A command line that asks for something that does not exist or cannot be done as asked."
@@ -48,19 +55,15 @@ def _parse_options(pairs) -> dict:
 
 # %% ../nbs/90_cli.ipynb #492ba1ff
 def method_names() -> list[str]:
-    from checkeval.runs import METHOD_MODULES, _METHODS
-    return sorted(n for n in set(METHOD_MODULES) | set(_METHODS) if not n.startswith('_'))
+    return list_methods()
 
 def benchmark_names() -> list[str]:
-    from checkeval.data import BENCHMARKS
-    return list(BENCHMARKS)
+    return list(data.BENCHMARKS)
 
 def judge_names() -> list[str]:
-    from checkeval.judges import load_judges_config
     return list(load_judges_config())
 
 def reproduce_steps() -> list[str]:
-    from checkeval.reproduce import STEPS, EXTRA_STEPS
     return [*STEPS, *EXTRA_STEPS]
 
 class _LazyHelp(str):
@@ -100,7 +103,6 @@ def fit_table(df, width:int|None=None, wide:bool=False, keep:tuple=()) -> str:
     return '\n'.join([fmt(cols)] + [fmt(r) for r in rows])
 
 def _is_numeric(s) -> bool:
-    import pandas as pd
     return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
 
 def frame_json(df) -> str:
@@ -116,7 +118,6 @@ _LIST_COLUMNS = ['path', 'dataset', 'kind', 'bytes', 'license']   # --wide: also
 
 def cmd_data(args) -> int:
     "`checkeval data list|check|show`."
-    from checkeval import data
     if args.action == 'list':
         df = data.catalog()
         _print_frame(df if args.wide or args.format == 'json' else df[_LIST_COLUMNS], args)
@@ -129,6 +130,20 @@ def cmd_data(args) -> int:
     elif args.action == 'show':
         if not args.name: raise UsageError('checkeval data show NAME: give a benchmark name')
         _print_frame(data.show(args.name, n=args.n), args)
+        print(defects_line(args.name), file=sys.stderr)
+    return 0
+
+def defects_line(name:str) -> str:
+    "One line counting a benchmark's items and defects (rows kept as found, and missing responses)."
+    items, counts = data.load_benchmark(name), data.defect_counts(name)
+    what = '; '.join(f'{n} × {d}' for d,n in counts.items()) if counts else 'none found'
+    return (f"checkeval: {data.benchmark_info(name).name}: {len(items)} items, {len({i.group_id for i in items})} groups, "
+            f"{len({i.system_id for i in items})} systems; defects: {what}")
+
+# %% ../nbs/90_cli.ipynb #58f809b5
+def cmd_settings(args) -> int:
+    "`checkeval settings`: every environment variable checkeval reads, its value and what it resolves to."
+    _print_frame(pd.DataFrame(settings.current_settings()), args, keep=('variable',))
     return 0
 
 # %% ../nbs/90_cli.ipynb #e08e8a68
@@ -138,11 +153,8 @@ def _ask(question:str) -> bool:
 
 def confirm_paid(args, options:dict) -> None:
     "For a judge with a price: print the dry-run estimate and ask (or `--yes`); `UsageError` when not confirmed."
-    from checkeval.judges import load_judges_config
     e = load_judges_config()[args.judge]
     if not (float(e.get('price_in') or 0) or float(e.get('price_out') or 0)): return
-    from checkeval.judges import DryRunJudge, get_judge
-    from checkeval.runs import evaluate
     dj = DryRunJudge(get_judge(args.judge))
     evaluate(args.method, args.benchmark, dj, limit=args.limit, dimensions=args.dimensions, seed=args.seed, sample=args.sample,
              variant=args.variant, save=False, options=options)
@@ -179,8 +191,8 @@ def cmd_evaluate(args) -> int:
     check_name('method', args.method, method_names())
     check_name('benchmark', args.benchmark, benchmark_names())
     check_name('judge', args.judge, judge_names())
-    from checkeval.runs import evaluate, check_options
     opts = _parse_options(args.option)
+    check_no_secrets(opts, 'method options')   # a secret typed as an option is said to be one, before any other check
     check_options(opts, args.method)
     confirm_paid(args, opts)
     info, _ = evaluate(args.method, args.benchmark, args.judge, limit=args.limit, dimensions=args.dimensions,
@@ -195,7 +207,6 @@ def cmd_evaluate(args) -> int:
 
 def cmd_reproduce(args) -> int:
     "`checkeval reproduce`."
-    from checkeval.reproduce import reproduce
     return reproduce(yes=args.yes, only=args.only, force=args.force) or 0
 
 # %% ../nbs/90_cli.ipynb #05e7b979
@@ -219,10 +230,8 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"checkeval: error: {message} (see '{self.prog} --help')\n")
 
 def _version() -> str:
-    from importlib.metadata import version, PackageNotFoundError
     try: return version('checkeval')
     except PackageNotFoundError:
-        import checkeval
         return getattr(checkeval, '__version__', 'unknown')
 
 # %% ../nbs/90_cli.ipynb #2597cab6
@@ -231,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog='checkeval', description='Checklist-based LLM-as-a-judge evaluation and meta-evaluation.')
     p.add_argument('--version', action='version', version=f'checkeval {_version()}')
     sub = p.add_subparsers(dest='command', required=True, parser_class=Parser)
-    d = sub.add_parser('data', help='the data catalog: list, check checksums, show items')
+    d = sub.add_parser('data', help='the data catalog: list files, check checksums, show items of a benchmark (with its defects)')
     d.add_argument('action', choices=['list', 'check', 'show'])
     d.add_argument('name', nargs='?', help=_LazyHelp('benchmark name (for show)', benchmark_names))
     d.add_argument('-n', type=positive_int, default=3, help='items to show')
@@ -239,6 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument('--wide', action='store_true', help='text: every column, nothing cut (default: fit the terminal)')
     d.add_argument('--quiet', action='store_true', help='no progress bar')
     d.set_defaults(fn=cmd_data)
+    st = sub.add_parser('settings', help='every environment variable checkeval reads, its value and the location in effect')
+    st.add_argument('--format', choices=['text', 'json'], default='text')
+    st.add_argument('--wide', action='store_true', help='text: every column, nothing cut (default: fit the terminal)')
+    st.set_defaults(fn=cmd_settings)
     e = sub.add_parser('evaluate', help='run a method with a judge on a benchmark; writes data/runs/...',
                        description='Run a method with a judge on a benchmark. Exit status: 0 done; 1 no answer was obtained, '
                                    'or more requests failed than --max-failure-rate; 2 a mistake in the command or its inputs.')

@@ -1,7 +1,9 @@
 "`checkeval evaluate --method geval|seeval|likert` end to end with the tiny judge (plumbing): records, failures as nulls, samples, cache."
+import subprocess
+
 import pytest
 
-from conftest import run_cli, read_run
+from conftest import CLI, ROOT, run_cli, read_run
 
 
 @pytest.mark.parametrize('method,benchmark,dims,extra', [
@@ -30,3 +32,22 @@ def test_rating_methods(cli_env, method, benchmark, dims, extra):
     assert set(arts['parse_failures']) == {f'tiny|{d}' for d in dims}
     again = run_cli(args, cli_env)
     assert again['usage']['sent'] == 0 and again['usage']['cached'] == again['usage']['requests'] == len(answers)
+
+
+def test_geval_upstream_prompts(cli_env):
+    "The paper grid's G-Eval: the released prompts (SummEval fluency on their own 1–3 scale), temperature 0, n=1, 20 tokens."
+    args = ['evaluate', '--method', 'geval', '--benchmark', 'summeval', '--judge', 'tiny', '--limit', '1', '--dimensions', 'fluency',
+            '-o', 'prompt_source=upstream']
+    answers, _, _, arts = read_run(run_cli(args, cli_env))
+    assert [a['meta']['scale'] for a in answers] == [[1.0, 3.0]] and answers[0]['meta']['prompt_source'] == 'upstream'
+    s = arts['settings']
+    assert (s['temperature'], s['n'], s['max_tokens']) == (0.0, 1, 20) and 'released with CheckEval' in s['prompts']
+
+
+@pytest.mark.parametrize('method,option,words', [('seeval', 'prompt_source=upstream', 'not released'),
+                                                 ('geval', 'prompt_source=authors', 'prompt_source')])
+def test_rating_option_errors(cli_env, method, option, words):
+    "SEEval's prompts are not in the mirror, a bad option value: one line, no traceback."
+    args = ['evaluate', '--method', method, '--benchmark', 'summeval', '--judge', 'tiny', '--limit', '1', '--dimensions', 'coherence', '-o', option]
+    r = subprocess.run(list(CLI) + args, cwd=ROOT, capture_output=True, text=True, env=cli_env, timeout=300)
+    assert r.returncode != 0 and words in r.stderr and 'Traceback' not in r.stderr, r.stderr[-2000:]

@@ -2,6 +2,10 @@
 import os, subprocess, sys
 from pathlib import Path
 
+import pytest
+
+from checkeval import settings
+
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, '-m', 'checkeval.cli']
 
@@ -82,3 +86,24 @@ def test_empty_mirror_no_network_names_dataset_and_url(tmp_path):
 def test_unknown_benchmark_is_a_clear_error():
     r = run(['data', 'show', 'no_such_benchmark'])
     assert r.returncode == 2 and 'no_such_benchmark' in r.stderr and 'Traceback' not in r.stderr
+
+
+@pytest.mark.skipif(not ((settings.mirror_dir() or Path('/nonexistent'))/'sources-responses.json').is_file(), reason='no data mirror')
+def test_data_list_and_show_the_response_benchmarks():
+    import json
+    rows = json.loads(run(['data', 'list', '--format', 'json']).stdout)
+    resp = [x for x in rows if x['role'] == 'responses']
+    assert {x['dataset'] for x in resp} == {'alpacaeval', 'arena_hard', 'mt_bench_responses'} and len(resp) == 53
+    assert all(x['model'] and x['split'] in ('train', 'test') and x['sha256'] and x['url'] for x in resp)
+    r = run(['data', 'show', 'alpacaeval', '-n', '2'])
+    assert r.returncode == 0, r.stderr
+    assert 'checkeval: alpacaeval: 17709 items, 805 groups, 22 systems; defects: 22 × empty output; 1 × missing response' in r.stderr
+    assert 'llama-2-70b-chat has 804 of 805 responses' in r.stderr     # the loader's warning
+    assert 'split' in r.stdout.splitlines()[0] and 'elo' in r.stdout.splitlines()[0]
+
+
+def test_settings_lists_every_variable(tmp_path):
+    import json
+    r = run(['settings', '--format', 'json'], env={'CHECKEVAL_RUNS': str(tmp_path)})
+    rows = {x['variable']: x for x in json.loads(r.stdout)}
+    assert r.returncode == 0 and rows['CHECKEVAL_RUNS']['effective'] == str(tmp_path) and 'CHECKEVAL_WILDBENCH' in rows

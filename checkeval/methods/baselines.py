@@ -8,65 +8,107 @@ Docs: https://checkeval.github.io/checkeval/baselines.html.md"""
 from __future__ import annotations
 import math, re
 from typing import Any, Sequence
+from typing import Literal, Optional
+import yaml
+from pydantic import Field, PositiveInt
 from ..core import Answer, DataError, Dimension, Item, Judgment
-from ..runs import MethodResult, make_answer, register_method, variant_name
+from ..data import resolve
+from ..runs import MethodOptions, MethodResult, make_answer, register_method
 from ..parsing import token_text
 from .checkeval import _MD, benchmark_task, failure_summary, item_inputs
 
 # %% auto #0
-__all__ = ['STYLES', 'parse_score', 'weighted_score', 'upstream_geval_prompt', 'rating_messages', 'run_rating',
+__all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'parse_score_at', 'parse_score', 'score_token_position', 'weighted_score',
+           'load_geval_prompts', 'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'run_rating',
            'rating_judgments', 'run_geval', 'run_seeval', 'run_likert']
 
 # %% ../../nbs/11_baselines.ipynb #7d801473
 _NUM = r'(\d+(?:\.\d+)?)'
 _RANGE = re.compile(r'\(?\b\d+(?:\.\d+)?\s*(?:-|–|to)\s*\d+(?:\.\d+)?\b\)?')
 
-def parse_score(text:str|None, lo:float, hi:float, label:str|None=None) -> tuple[float|None, str]:
-    "(score, 'ok') or (None, reason) from a rating reply on the scale [lo, hi]."
-    if text is None: return None, 'no reply'
-    t = _MD.sub('', str(text))
-    if not t.strip(): return None, 'empty reply'
+def _strip_md(text:str) -> tuple[str, list[int]]:
+    "`text` without markdown emphasis, and for each character kept its index in `text`."
+    keep, last = [], 0
+    for m in _MD.finditer(text): keep.extend(range(last, m.start())); last = m.end()
+    keep.extend(range(last, len(text)))
+    return ''.join(text[i] for i in keep), keep
+
+def _blank(m): return ' ' * len(m.group())   # replacements keep every character where it was
+
+def parse_score_at(text:str|None, lo:float, hi:float, label:str|None=None) -> tuple[float|None, str, int|None]:
+    "(score, 'ok', index in `text` where the score's number starts) or (None, reason, None) from a rating reply on [lo, hi]."
+    if text is None: return None, 'no reply', None
+    t, where = _strip_md(str(text))
+    if not t.strip(): return None, 'empty reply', None
     labels = ['score', 'rating', 'rate', 'grade'] + ([re.escape(label)] if label else [])
     lab = re.compile(r'(?:' + '|'.join(labels) + r')\s*(?:\([^)]*\))?\s*(?:is|of|:|=|-|–)?\s*[:=]?\s*\[?' + _NUM + r'(?:\s*/\s*\d+)?', re.I)
-    def check(v):
+    def check(v, at):
         v = float(v)
-        return (v, 'ok') if lo <= v <= hi else (None, 'out of range')
+        return (v, 'ok', where[at]) if lo <= v <= hi else (None, 'out of range', None)
     ms = list(lab.finditer(t))
-    if ms: return check(ms[-1].group(1))
+    if ms: return check(ms[-1].group(1), ms[-1].start(1))
     m = re.match(r'^\s*[\[(]?' + _NUM + r'(?!\s*(?:-|–|to)\s*\d)(?:\s*/\s*\d+)?(?![\d.]*\s*%)', t)
-    if m: return check(m.group(1))
-    rest = re.sub(r'(?:out\s+of|/)\s*\d+(?:\.\d+)?', ' ', _RANGE.sub(' ', t), flags=re.I)
-    nums = [float(x) for x in re.findall(r'(?<![\w./])' + _NUM + r'(?![\w%]|\.\d)(?!\s*/\s*\d)', rest)]
-    inside = sorted({x for x in nums if lo <= x <= hi})
-    if len(inside) == 1: return inside[0], 'ok'
-    if len(inside) > 1: return None, 'ambiguous'
-    return (None, 'out of range') if nums else (None, 'no score')
+    if m: return check(m.group(1), m.start(1))
+    rest = re.sub(r'(?:out\s+of|/)\s*\d+(?:\.\d+)?', _blank, _RANGE.sub(_blank, t), flags=re.I)
+    nums = [(float(x.group(1)), x.start(1)) for x in re.finditer(r'(?<![\w./])' + _NUM + r'(?![\w%]|\.\d)(?!\s*/\s*\d)', rest)]
+    inside = sorted({v for v, _ in nums if lo <= v <= hi})
+    if len(inside) == 1: return inside[0], 'ok', where[next(i for v, i in nums if v == inside[0])]
+    if len(inside) > 1: return None, 'ambiguous', None
+    return (None, 'out of range', None) if nums else (None, 'no score', None)
+
+def parse_score(text:str|None, lo:float, hi:float, label:str|None=None) -> tuple[float|None, str]:
+    "(score, 'ok') or (None, reason) from a rating reply on the scale [lo, hi]."
+    return parse_score_at(text, lo, hi, label)[:2]
 
 # %% ../../nbs/11_baselines.ipynb #42dee9f7
-def weighted_score(top_logprobs:list[dict[str, float]]|None, lo:float, hi:float) -> float|None:
-    "Σ s·P(s) / Σ P(s) over the integer scale values at the first position that proposes one, or None."
-    vals = {str(v): v for v in range(int(math.ceil(lo)), int(math.floor(hi)) + 1)}
-    for pos in top_logprobs or []:
-        probs = {}
-        for tok, lp in pos.items():
-            t = token_text(tok)
-            if t in vals: probs[vals[t]] = probs.get(vals[t], 0.0) + math.exp(lp)
-        if probs:
-            z = sum(probs.values())
-            return sum(v*p for v, p in probs.items()) / z
+def _token_str(tok:str) -> str: return str(tok).replace('Ġ', ' ').replace('▁', ' ').replace('Ċ', '\n')
+
+def score_token_position(text:str, top_logprobs:list[dict[str, float]]|None, char_index:int) -> int|None:
+    "The generated position whose token covers character `char_index` of `text`, or None when the tokens cannot be aligned with it."
+    off = 0
+    for i, pos in enumerate(top_logprobs or []):
+        step = None
+        for tok, _ in sorted(pos.items(), key=lambda kv: -kv[1]):
+            s = _token_str(tok)
+            if s and text.startswith(s, off): step = len(s); break
+            if s.strip() and s[0].isspace() and text.startswith(s.lstrip(), off): step = len(s.lstrip()); break
+        if step is None: return None
+        if off <= char_index < off + step: return i
+        off += step
     return None
+
+def weighted_score(top_logprobs:list[dict[str, float]]|None, lo:float, hi:float, position:int|None) -> float|None:
+    "Σ s·P(s) / Σ P(s) over the integer scale values proposed at `position` (the score token's), or None."
+    if position is None or not top_logprobs or not 0 <= position < len(top_logprobs): return None
+    vals = {str(v): v for v in range(int(math.ceil(lo)), int(math.floor(hi)) + 1)}
+    probs = {}
+    for tok, lp in top_logprobs[position].items():
+        t = token_text(tok)
+        if t in vals: probs[vals[t]] = probs.get(vals[t], 0.0) + math.exp(lp)
+    return sum(v*p for v, p in probs.items()) / sum(probs.values()) if probs else None
 
 # %% ../../nbs/11_baselines.ipynb #bdabed05
 STYLES = {'geval': dict(template='geval/evaluate', max_tokens=20),
           'seeval': dict(template='seeval/evaluate', max_tokens=500),
           'likert': dict(template='likert/evaluate', max_tokens=10)}
+UPSTREAM_PROMPTS = {'geval': "the G-Eval prompts released with CheckEval (yukyunglee/CheckEval, prompt/geval_prompt), loaded as data",
+                    'seeval': None, 'likert': None}   # None: no released prompt in the data mirror
 
 def _fmt(x): return str(int(x)) if float(x).is_integer() else str(x)
 
+def load_geval_prompts(benchmark:str) -> dict[str, str]:
+    "The G-Eval prompts CheckEval used for `benchmark` (summeval, topical_chat), per dimension, as released."
+    b = benchmark.lower().replace('-', '_')
+    if b not in ('summeval', 'topical_chat'): raise DataError(f"no released G-Eval prompts for '{benchmark}'; known: summeval, topical_chat", field='benchmark')
+    p = resolve(f'upstream/checkeval/geval_prompt/geval_{b}.yaml')
+    try: d = yaml.safe_load(p.read_text(encoding='utf-8'))
+    except yaml.YAMLError as e: raise DataError(f'invalid YAML: {e}', p) from None
+    if not isinstance(d, dict): raise DataError('expected a mapping dimension → prompt', p)
+    return d
+
 def upstream_geval_prompt(item:Item, dimension:str) -> tuple[list[dict], tuple[float, float]|None]:
     "Messages from the CheckEval repository's G-Eval prompt for `dimension`, and the scale it states."
-    from checkeval.data import load_checkeval_geval_prompt
-    prompts = load_checkeval_geval_prompt(item.benchmark)
+    prompts = load_geval_prompts(item.benchmark)
     if dimension not in prompts: raise DataError(f"no upstream G-Eval prompt for {item.benchmark}/{dimension}; known: {', '.join(prompts)}", field='dimension')
     p = prompts[dimension]
     for k, v in {'Document': item.source, 'Summary': item.output, 'Fact': item.context, 'Response': item.output}.items():
@@ -82,45 +124,61 @@ def rating_messages(style:str, item:Item, dim:Dimension, lo:float, hi:float, tem
                   definition=dim.definition, lo=_fmt(lo), hi=_fmt(hi))
 
 # %% ../../nbs/11_baselines.ipynb #4a14d87b
-_OPTIONS = {'n', 'temperature', 'max_tokens', 'seed', 'logprobs', 'prompt_source', 'template', 'scale', 'score'}
+class RatingOptions(MethodOptions):
+    "Options of G-Eval, SEEval and the direct Likert rating."
+    n: PositiveInt = 1                                        # samples per (item, dimension), averaged
+    temperature: float = Field(0.0, ge=0)
+    max_tokens: Optional[PositiveInt] = None                  # None: 20 (G-Eval), 500 (SEEval), 10 (Likert)
+    seed: Optional[int] = None
+    logprobs: Optional[bool] = None                           # None: on when the judge returns them
+    prompt_source: Literal['project', 'upstream'] = 'project' # upstream: the released prompts (G-Eval only)
+    template: Optional[str] = None                            # a project template other than the style's
+    scale: Optional[list[float]] = Field(None, min_length=2, max_length=2)   # None: the prompt's, else the dimension's
+    score: Literal['mean', 'prob'] = 'mean'                   # headline: mean of parsed samples, or probability-weighted
 
-def run_rating(style:str, items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
-    """One rating method (`style` in geval, seeval, likert). Options: n (samples, 1), temperature (0), max_tokens (20/500/10),
-    seed, logprobs (default: on when the judge returns them), prompt_source ('project' | 'upstream', G-Eval only),
-    template, scale ([lo, hi], default the dimension's), score ('mean' of samples | 'prob' weighted)."""
-    unknown = set(options) - _OPTIONS
-    if unknown: raise ValueError(f"unknown {style} options {sorted(unknown)}; known: {', '.join(sorted(_OPTIONS))}")
-    variant = variant_name(options)
-    o = dict(n=1, temperature=0.0, max_tokens=STYLES[style]['max_tokens'], seed=None, logprobs=None, prompt_source='project',
-             template=None, scale=None, score='mean') | options
-    if o['prompt_source'] not in ('project', 'upstream'): raise ValueError("prompt_source must be 'project' or 'upstream'")
-    if o['prompt_source'] == 'upstream' and style != 'geval': raise ValueError('upstream prompts exist for G-Eval only')
-    if o['score'] not in ('mean', 'prob'): raise ValueError("score must be 'mean' or 'prob'")
-    logprobs = bool(getattr(judge, 'supports_logprobs', False)) if o['logprobs'] is None else bool(o['logprobs'])
+def _rating_requests(style, items, dimensions, o:RatingOptions, logprobs:bool):
+    "((item, dim, lo, hi, k), JudgeRequest) per item × dimension × sample."
     from checkeval.judges import JudgeRequest
     keyed = []
     for it in items:
         for dim in dimensions:
-            if o['prompt_source'] == 'upstream': msgs, sc = upstream_geval_prompt(it, dim.name)
-            else: msgs, sc = None, None
-            lo, hi = tuple(o['scale']) if o['scale'] else (sc or dim.scale or (1.0, 5.0))
-            if msgs is None: msgs = rating_messages(style, it, dim, lo, hi, o['template'])
-            for k in range(int(o['n'])):
-                req = JudgeRequest(messages=msgs, max_tokens=o['max_tokens'], temperature=o['temperature'], seed=o['seed'], sample_index=k,
-                                   logprobs=logprobs, top_logprobs=10 if logprobs else None)
+            msgs, sc = upstream_geval_prompt(it, dim.name) if o.prompt_source == 'upstream' else (None, None)
+            lo, hi = tuple(o.scale) if o.scale else (sc or dim.scale or (1.0, 5.0))
+            if msgs is None: msgs = rating_messages(style, it, dim, lo, hi, o.template)
+            for k in range(o.n):
+                req = JudgeRequest(messages=msgs, max_tokens=o.max_tokens or STYLES[style]['max_tokens'], temperature=o.temperature,
+                                   seed=o.seed, sample_index=k, logprobs=logprobs, top_logprobs=10 if logprobs else None)
                 keyed.append(((it, dim, lo, hi, k), req))
+    return keyed
+
+def _rating_answer(style, key, r, judge_name:str, o:RatingOptions) -> Answer:
+    "One sample's `Answer`: the parsed score, and the probability-weighted score read at the score token."
+    it, dim, lo, hi, k = key
+    val, why, at = parse_score_at(r.text, lo, hi, dim.name) if not r.error else (None, 'judge error', None)
+    pos = score_token_position(r.text, r.top_logprobs, at) if r.top_logprobs and at is not None else None
+    w = weighted_score(r.top_logprobs, lo, hi, pos)
+    w_status = ('ok' if w is not None else 'no scale value proposed at the score token') if pos is not None else \
+               ('no logprobs' if not r.top_logprobs else 'no parsed score' if at is None else 'tokens not aligned with the text')
+    return make_answer(r, value=val, status=why, benchmark=it.benchmark, item_id=it.item_id, system_id=it.system_id, method=style,
+                       judge=judge_name, dimension=dim.name, question_id=f'sample-{k}', variant='default',
+                       meta={'sample_index': k, 'scale': [lo, hi], 'prob_weighted': w, 'prob_weighted_status': w_status,
+                             'score_token_position': pos, 'prompt_source': o.prompt_source})
+
+def run_rating(style:str, items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
+    "One rating method (`style` in geval, seeval, likert) with the options of `RatingOptions`."
+    o = RatingOptions.model_validate(options, strict=False)
+    if o.prompt_source == 'upstream' and UPSTREAM_PROMPTS[style] is None:
+        raise DataError(f"no released prompts for {style} in the data mirror (SEEval's were not released with CheckEval); use prompt_source='project'",
+                        field='prompt_source')
+    logprobs = bool(getattr(judge, 'supports_logprobs', False)) if o.logprobs is None else o.logprobs
+    keyed = _rating_requests(style, items, dimensions, o, logprobs)
     resps = judge.generate([r for _, r in keyed], desc=f'{style} {items[0].benchmark if items else ""}')
-    answers = []
-    for ((it, dim, lo, hi, k), _), r in zip(keyed, resps):
-        val, why = parse_score(r.text, lo, hi, dim.name) if not r.error else (None, 'judge error')
-        w = weighted_score(r.top_logprobs, lo, hi) if r.top_logprobs else None
-        answers.append(make_answer(r, value=val, status=why, benchmark=it.benchmark, item_id=it.item_id, system_id=it.system_id, method=style,
-                                   judge=judge.name, dimension=dim.name, question_id=f'sample-{k}', variant=variant,
-                                   meta={'sample_index': k, 'scale': [lo, hi], 'prob_weighted': w, 'prompt_source': o['prompt_source']}))
-    judgments = rating_judgments(answers, o['score'])
-    return MethodResult(answers=answers, judgments=judgments,
+    answers = [_rating_answer(style, key, r, judge.name, o) for (key, _), r in zip(keyed, resps)]
+    prompts = UPSTREAM_PROMPTS[style] if o.prompt_source == 'upstream' else f"the project's template {o.template or STYLES[style]['template']}"
+    return MethodResult(answers=answers, judgments=rating_judgments(answers, o.score),
                         artifacts={'parse_failures': failure_summary(answers),
-                                   'settings': {k: o[k] for k in ('n', 'temperature', 'max_tokens', 'seed', 'prompt_source', 'scale', 'score')} | {'logprobs': logprobs}})
+                                   'settings': o.model_dump() | {'logprobs': logprobs, 'max_tokens': o.max_tokens or STYLES[style]['max_tokens'],
+                                                                 'prompts': prompts}})
 
 def rating_judgments(answers:Sequence[Answer], score:str='mean') -> list[Judgment]:
     "Per (item, dimension): mean of the parsed sample scores and mean probability-weighted score; `score` picks the headline."
@@ -137,17 +195,17 @@ def rating_judgments(answers:Sequence[Answer], score:str='mean') -> list[Judgmen
                             meta={'mean_of_samples': mean, 'prob_weighted': pw, 'n_samples': len(ans), 'scale': ans[0].meta.get('scale')}))
     return res
 
-@register_method('geval')
+@register_method('geval', options=RatingOptions)
 def run_geval(items, judge, dimensions, **options) -> MethodResult:
     "G-Eval: criteria + evaluation steps + form filling; mean of `n` samples, and probability-weighted score when logprobs exist."
     return run_rating('geval', items, judge, dimensions, **options)
 
-@register_method('seeval')
+@register_method('seeval', options=RatingOptions)
 def run_seeval(items, judge, dimensions, **options) -> MethodResult:
     "SEEval: self-explanation of the criterion and the text, then the rating."
     return run_rating('seeval', items, judge, dimensions, **options)
 
-@register_method('likert')
+@register_method('likert', options=RatingOptions)
 def run_likert(items, judge, dimensions, **options) -> MethodResult:
     "Direct Likert rating: the number only."
     return run_rating('likert', items, judge, dimensions, **options)
