@@ -19,12 +19,14 @@ from .checkeval import _MD, benchmark_task, failure_summary, item_inputs
 
 # %% auto #0
 __all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'parse_score_at', 'parse_score', 'score_token_position', 'weighted_score',
-           'load_geval_prompts', 'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'run_rating',
-           'rating_judgments', 'run_geval', 'run_seeval', 'run_likert']
+           'load_geval_prompts', 'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'answer_mode',
+           'run_rating', 'rating_judgments', 'explained_ratings', 'run_geval', 'run_seeval', 'run_likert']
 
 # %% ../../nbs/11_baselines.ipynb #7d801473
 _NUM = r'(\d+(?:\.\d+)?)'
 _RANGE = re.compile(r'\(?\b\d+(?:\.\d+)?\s*(?:-|–|to)\s*\d+(?:\.\d+)?\b\)?')
+_LIST = re.compile(r'^[ \t]*\d+[.)](?=\s)', re.M)   # a line's list marker: "1. ", "2) "
+_LATER_ITEM = re.compile(r'(?<=\n)[ \t]*\d+[.)](?=\s)')
 
 def _strip_md(text:str) -> tuple[str, list[int]]:
     "`text` without markdown emphasis, and for each character kept its index in `text`."
@@ -41,13 +43,17 @@ def parse_score_at(text:str|None, lo:float, hi:float, label:str|None=None) -> tu
     t, where = _strip_md(str(text))
     if not t.strip(): return None, 'empty reply', None
     labels = ['score', 'rating', 'rate', 'grade'] + ([re.escape(label)] if label else [])
-    lab = re.compile(r'(?:' + '|'.join(labels) + r')\s*(?:\([^)]*\))?\s*(?:is|of|:|=|-|–)?\s*[:=]?\s*\[?' + _NUM + r'(?:\s*/\s*\d+)?', re.I)
+    # label and number on one line: "Coherence (1-5):" followed by a numbered list on the next line is no score
+    lab = re.compile(r'(?:' + '|'.join(labels) + r')[ \t]*(?:\([^)]*\))?[ \t]*(?:is|of|:|=|-|–)?[ \t]*[:=]?[ \t]*\[?' + _NUM + r'(?:\s*/\s*\d+)?', re.I)
     def check(v, at):
         v = float(v)
         return (v, 'ok', where[at]) if lo <= v <= hi else (None, 'out of range', None)
     ms = list(lab.finditer(t))
     if ms: return check(ms[-1].group(1), ms[-1].start(1))
-    m = re.match(r'^\s*[\[(]?' + _NUM + r'(?!\s*(?:-|–|to)\s*\d)(?:\s*/\s*\d+)?(?![\d.]*\s*%)', t)
+    # list markers are not scores: all of a numbered list's, else a marker that opens a line after the first
+    listed = len(_LIST.findall(t)) >= 2
+    t = _LIST.sub(_blank, t) if listed else _LATER_ITEM.sub(_blank, t)
+    m = None if listed else re.match(r'^\s*[\[(]?' + _NUM + r'(?!\s*(?:-|–|to)\s*\d)(?:\s*/\s*\d+)?(?![\d.]*\s*%)', t)
     if m: return check(m.group(1), m.start(1))
     rest = re.sub(r'(?:out\s+of|/)\s*\d+(?:\.\d+)?', _blank, _RANGE.sub(_blank, t), flags=re.I)
     nums = [(float(x.group(1)), x.start(1)) for x in re.finditer(r'(?<![\w./])' + _NUM + r'(?![\w%]|\.\d)(?!\s*/\s*\d)', rest)]
@@ -89,7 +95,7 @@ def weighted_score(top_logprobs:list[dict[str, float]]|None, lo:float, hi:float,
 
 # %% ../../nbs/11_baselines.ipynb #bdabed05
 STYLES = {'geval': dict(template='geval/evaluate', max_tokens=20),
-          'seeval': dict(template='seeval/evaluate', max_tokens=500),
+          'seeval': dict(template='seeval/evaluate', max_tokens=200),
           'likert': dict(template='likert/evaluate', max_tokens=10)}
 UPSTREAM_PROMPTS = {'geval': "the G-Eval prompts released with CheckEval (yukyunglee/CheckEval, prompt/geval_prompt), loaded as data",
                     'seeval': None, 'likert': None}   # None: no released prompt in the data mirror
@@ -128,41 +134,59 @@ class RatingOptions(MethodOptions):
     "Options of G-Eval, SEEval and the direct Likert rating."
     n: PositiveInt = 1                                        # samples per (item, dimension), averaged
     temperature: float = Field(0.0, ge=0)
-    max_tokens: Optional[PositiveInt] = None                  # None: 20 (G-Eval), 500 (SEEval), 10 (Likert)
+    max_tokens: Optional[PositiveInt] = None                  # None: 20 (G-Eval), 200 (SEEval's explanation), 10 (Likert)
     seed: Optional[int] = None
     logprobs: Optional[bool] = None                           # None: on when the judge returns them
     prompt_source: Literal['project', 'upstream'] = 'project' # upstream: the released prompts (G-Eval only)
     template: Optional[str] = None                            # a project template other than the style's
     scale: Optional[list[float]] = Field(None, min_length=2, max_length=2)   # None: the prompt's, else the dimension's
     score: Literal['mean', 'prob'] = 'mean'                   # headline: mean of parsed samples, or probability-weighted
+    answer: Optional[Literal['generate', 'choices']] = None   # None: the style's default (see `answer_mode`)
+
+def answer_mode(style:str, o:RatingOptions, lo:float, hi:float) -> str:
+    """'choices' (the reply is one of the scale's whole numbers, its probabilities over them give the weighted score) or
+    'generate' (a free reply, parsed). By default Likert asks for the number only, so its reply is the scale's values;
+    G-Eval's and SEEval's deterministic runs (n=1, temperature 0) read the score token's distribution over the scale, as
+    G-Eval's probability weighting does (SEEval after its generated explanation, see `explained_ratings`), and samples
+    (n>1 or temperature>0) are generated and parsed."""
+    mode = o.answer or ('choices' if style == 'likert' or (o.n == 1 and o.temperature == 0) else 'generate')
+    if mode == 'choices' and not (float(lo).is_integer() and float(hi).is_integer() and 0 < hi - lo <= 10):
+        raise DataError(f'answer=choices needs a whole-number scale of at most 11 values, got {_fmt(lo)}-{_fmt(hi)}', field='answer')
+    return mode
 
 def _rating_requests(style, items, dimensions, o:RatingOptions, logprobs:bool):
     "((item, dim, lo, hi, k), JudgeRequest) per item × dimension × sample."
-    from checkeval.judges import JudgeRequest
+    from checkeval.judges import Constraint, JudgeRequest
     keyed = []
     for it in items:
         for dim in dimensions:
             msgs, sc = upstream_geval_prompt(it, dim.name) if o.prompt_source == 'upstream' else (None, None)
             lo, hi = tuple(o.scale) if o.scale else (sc or dim.scale or (1.0, 5.0))
             if msgs is None: msgs = rating_messages(style, it, dim, lo, hi, o.template)
+            mode = answer_mode(style, o, lo, hi)
+            con = Constraint(choices=[str(v) for v in range(int(lo), int(hi) + 1)]) if mode == 'choices' and style != 'seeval' else None
             for k in range(o.n):
-                req = JudgeRequest(messages=msgs, max_tokens=o.max_tokens or STYLES[style]['max_tokens'], temperature=o.temperature,
-                                   seed=o.seed, sample_index=k, logprobs=logprobs, top_logprobs=10 if logprobs else None)
+                req = JudgeRequest(messages=msgs, max_tokens=1 if con else o.max_tokens or STYLES[style]['max_tokens'], temperature=o.temperature,
+                                   seed=o.seed, sample_index=k, constraint=con, logprobs=logprobs or con is not None,
+                                   top_logprobs=max(10, len(con.choices)) if con else (10 if logprobs else None))
                 keyed.append(((it, dim, lo, hi, k), req))
     return keyed
 
-def _rating_answer(style, key, r, judge_name:str, o:RatingOptions) -> Answer:
-    "One sample's `Answer`: the parsed score, and the probability-weighted score read at the score token."
+def _rating_answer(style, key, r, judge_name:str, o:RatingOptions, rating_lp=None) -> Answer:
+    """One sample's `Answer`: the parsed score, and the probability-weighted score read at the score token (`rating_lp`:
+    the distribution of a separately asked rating, SEEval's second request)."""
     it, dim, lo, hi, k = key
     val, why, at = parse_score_at(r.text, lo, hi, dim.name) if not r.error else (None, 'judge error', None)
-    pos = score_token_position(r.text, r.top_logprobs, at) if r.top_logprobs and at is not None else None
-    w = weighted_score(r.top_logprobs, lo, hi, pos)
+    lps = rating_lp or r.top_logprobs
+    pos = (0 if rating_lp else score_token_position(r.text, r.top_logprobs, at)) if lps and at is not None else None
+    w = weighted_score(lps, lo, hi, pos)
     w_status = ('ok' if w is not None else 'no scale value proposed at the score token') if pos is not None else \
-               ('no logprobs' if not r.top_logprobs else 'no parsed score' if at is None else 'tokens not aligned with the text')
+               ('no logprobs' if not lps else 'no parsed score' if at is None else 'tokens not aligned with the text')
     return make_answer(r, value=val, status=why, benchmark=it.benchmark, item_id=it.item_id, system_id=it.system_id, method=style,
                        judge=judge_name, dimension=dim.name, question_id=f'sample-{k}', variant='default',
                        meta={'sample_index': k, 'scale': [lo, hi], 'prob_weighted': w, 'prob_weighted_status': w_status,
-                             'score_token_position': pos, 'prompt_source': o.prompt_source})
+                             'score_token_position': pos, 'prompt_source': o.prompt_source,
+                             'answer': answer_mode(style, o, lo, hi)})
 
 def run_rating(style:str, items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
     "One rating method (`style` in geval, seeval, likert) with the options of `RatingOptions`."
@@ -173,11 +197,14 @@ def run_rating(style:str, items:Sequence[Item], judge, dimensions:Sequence[Dimen
     logprobs = bool(getattr(judge, 'supports_logprobs', False)) if o.logprobs is None else o.logprobs
     keyed = _rating_requests(style, items, dimensions, o, logprobs)
     resps = judge.generate([r for _, r in keyed], desc=f'{style} {items[0].benchmark if items else ""}')
-    answers = [_rating_answer(style, key, r, judge.name, o) for (key, _), r in zip(keyed, resps)]
+    rating_lp = [None] * len(resps)
+    if style == 'seeval': resps, rating_lp = explained_ratings(keyed, resps, judge, o)
+    answers = [_rating_answer(style, key, r, judge.name, o, lp) for (key, _), r, lp in zip(keyed, resps, rating_lp)]
     prompts = UPSTREAM_PROMPTS[style] if o.prompt_source == 'upstream' else f"the project's template {o.template or STYLES[style]['template']}"
     return MethodResult(answers=answers, judgments=rating_judgments(answers, o.score),
                         artifacts={'parse_failures': failure_summary(answers),
                                    'settings': o.model_dump() | {'logprobs': logprobs, 'max_tokens': o.max_tokens or STYLES[style]['max_tokens'],
+                                                                 'answer_modes': sorted({a.meta['answer'] for a in answers}),
                                                                  'prompts': prompts}})
 
 def rating_judgments(answers:Sequence[Answer], score:str='mean') -> list[Judgment]:
@@ -195,6 +222,36 @@ def rating_judgments(answers:Sequence[Answer], score:str='mean') -> list[Judgmen
                             meta={'mean_of_samples': mean, 'prob_weighted': pw, 'n_samples': len(ans), 'scale': ans[0].meta.get('scale')}))
     return res
 
+# %% ../../nbs/11_baselines.ipynb #c36d4ade
+def explained_ratings(keyed, resps, judge, o:RatingOptions) -> tuple[list, list]:
+    """SEEval in `choices` mode: after each generated explanation (cut where it starts its own `Rating:` line), a second
+    request in the same conversation asks for the rating, constrained to the scale's whole numbers. The response kept is
+    the rating's, with the explanation in front of it and the tokens of both requests; a failed explanation stays as it is.
+    Returns (responses, the rating's top logprobs per response or None)."""
+    from checkeval.judges import Constraint, JudgeRequest
+    follow, where = [], []
+    for i, ((it, dim, lo, hi, k), req) in enumerate(keyed):
+        r = resps[i]
+        if answer_mode('seeval', o, lo, hi) != 'choices' or r.error or not (r.text or '').strip(): continue
+        expl = re.split(r'(?im)^\W*rating\W*:', r.text)[0].strip() or r.text.strip()
+        msgs = [*req.messages, {'role': 'assistant', 'content': expl},
+                {'role': 'user', 'content': f'Rating ({_fmt(lo)}-{_fmt(hi)}):'}]
+        follow.append(JudgeRequest(messages=msgs, max_tokens=1, temperature=req.temperature, seed=req.seed, sample_index=k,
+                                   constraint=Constraint(choices=[str(v) for v in range(int(lo), int(hi) + 1)]),
+                                   logprobs=True, top_logprobs=max(10, int(hi - lo) + 1)))
+        where.append((i, expl))
+    out, rating_lp = list(resps), [None] * len(resps)
+    if not follow: return out, rating_lp
+    for (i, expl), r2 in zip(where, judge.generate(follow, desc='seeval ratings')):
+        r1 = resps[i]
+        if r2.error: out[i] = r2; continue
+        out[i] = r2.model_copy(update={'text': f'{expl}\nRating: {r2.text}', 'top_logprobs': None,
+                                       'prompt_tokens': (r1.prompt_tokens or 0) + (r2.prompt_tokens or 0),
+                                       'completion_tokens': (r1.completion_tokens or 0) + (r2.completion_tokens or 0)})
+        rating_lp[i] = r2.top_logprobs
+    return out, rating_lp
+
+# %% ../../nbs/11_baselines.ipynb #9b14eacd
 @register_method('geval', options=RatingOptions)
 def run_geval(items, judge, dimensions, **options) -> MethodResult:
     "G-Eval: criteria + evaluation steps + form filling; mean of `n` samples, and probability-weighted score when logprobs exist."
