@@ -7,7 +7,7 @@ Docs: https://checkeval.github.io/checkeval/paperindex.html.md"""
 # %% ../nbs/31f_paperindex.ipynb #5d92d47e
 from __future__ import annotations
 from .settings import checkout_root
-import json
+import json, re
 from pathlib import Path
 from typing import Sequence
 from .grid import GridPoint, missing_method
@@ -19,8 +19,8 @@ from .reporting import PLUMBING_GROUPS, SMALL_LOCAL_GROUPS
 from .runs import canonical_hash, evaluate
 
 # %% auto #0
-__all__ = ['SMALL_LOCAL', 'LEGEND', 'paper_items_path', 'load_paper_items', 'estimate_full_run', 'needs_note', 'table_n',
-           'item_status', 'index_lines', 'write_index']
+__all__ = ['N_COLUMNS', 'SMALL_LOCAL', 'LEGEND', 'paper_items_path', 'load_paper_items', 'estimate_full_run', 'needs_note',
+           'table_n', 'item_status', 'index_lines', 'write_index']
 
 # %% ../nbs/31f_paperindex.ipynb #45d798dd
 def paper_items_path() -> Path: return checkout_root()/'configs'/'paper_items.yaml'
@@ -94,6 +94,15 @@ def _span(ns) -> str|None:
     ns = sorted({int(n) for n in ns if n is not None and n == n})
     return None if not ns else str(ns[0]) if len(ns) == 1 else f'{ns[0]}–{ns[-1]}'
 
+N_COLUMNS = ('n', 'n_items', 'items in run', 'items', 'scored', 'items with a score')   # where a table says on how many items
+
+def _counts(v) -> list[int]:
+    "The item counts a table cell states: 12 → [12]; '3/4' (3 of 4 scored) → [4]; '235–239' → [235, 239]."
+    t = str(v).strip()
+    if '/' in t: t = t.split('/')[-1]
+    try: return [int(float(x)) for x in re.split(r'\s*[–-]\s*', t) if x]
+    except ValueError: return []
+
 def table_n(path:Path, judge:str) -> str|None:
     "On how many items `judge`'s rows of the table at `path` stand (a number, a range 'a–b', or None when nothing records it)."
     cfg = (_file_provenance(path) or {}).get('config') or {}
@@ -101,14 +110,15 @@ def table_n(path:Path, judge:str) -> str|None:
         v = cfg.get(k)
         if isinstance(v, dict): v = v.get(judge)
         if isinstance(v, (int, float)): return _span([v])
-    c = path.with_suffix('.csv')
+    c = next((x for x in (path.with_suffix('.csv'), path.parent/'tables'/f'{path.stem}.csv') if x.exists()), path.with_suffix('.csv'))
     if c.exists():
-        try:
-            df = pd.read_csv(c)
-            if 'n' in df.columns:
-                rows = df[df.judge == judge] if 'judge' in df.columns else df
-                if (s := _span(rows.n.dropna())) is not None: return s
-        except Exception: pass
+        try: df = pd.read_csv(c)
+        except (OSError, ValueError): df = None
+        jc = next((k for k in ('judge', 'evaluator') if df is not None and k in df.columns), None)
+        rows = df[df[jc].astype(str).str.split().str[0] == judge] if jc else df
+        for col in N_COLUMNS:
+            if rows is not None and col in rows.columns and (s := _span(x for v in rows[col].dropna() for x in _counts(v))) is not None:
+                return s
     ns = []
     for r in cfg.get('runs') or []:
         try: ns.append(len(json.loads((Path(r)/'meta.json').read_text())['config']['item_ids']))
@@ -145,7 +155,7 @@ def _built_status(item:dict, files:list[Path], waits:str, needs:dict) -> tuple[s
     if real: return f"produced by judge {', '.join(real)}", (item.get('partial') or '') + (f' More judges: {waits}.' if waits and needs.get('more') else '')
     small = [j for j in judges if _is_small(j)]
     if small:
-        ns = {j: table_n(files[0], j) for j in small}
+        ns = {j: next((n for f in files if (n := table_n(f, j)) is not None), None) for j in small}
         st = '; '.join(f"produced by {j} on {ns[j]} items" if ns[j] else f"produced by {j} (n not recorded)" for j in small)
         what = ', '.join(SMALL_LOCAL.get(j, f'{j}, a small local judge') for j in small)
         return st, f"The output of {what}: real model output on a small seeded sample, not the paper's result.{lex}{more}{todo}"
