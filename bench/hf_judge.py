@@ -52,7 +52,8 @@ def plain_choice_logprobs(judge, reqs, keys):
     out, computed = [], 0
     for r, ks in zip(reqs, keys):
         ids = judge.chat_ids(r.messages)
-        with torch.no_grad(): lp = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0, -1].float(), -1)
+        # logits of the last position only (as the engine asks for): the baseline pays for no unused vocabulary projections
+        with torch.no_grad(): lp = torch.log_softmax(model(input_ids=torch.tensor([ids]), logits_to_keep=1).logits[0, -1].float(), -1)
         computed += len(ids)
         out.append({k: float(lp[i]) for k, i in zip(ks, tok.convert_tokens_to_ids(list(ks)))})
     return out, computed

@@ -19,8 +19,8 @@ from .runs import check_options, evaluate, list_methods
 # %% auto #0
 __all__ = ['DEFAULT_MAX_FAILURE_RATE', 'UsageError', 'is_user_error', 'error_line', 'method_names', 'benchmark_names',
            'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data', 'defects_line',
-           'cmd_settings', 'confirm_paid', 'run_outcome', 'cmd_evaluate', 'cmd_reproduce', 'positive_int',
-           'failure_rate', 'Parser', 'build_parser', 'main']
+           'cmd_settings', 'confirm_paid', 'run_outcome', 'cmd_evaluate', 'cmd_reproduce', 'cmd_build_checklists',
+           'positive_int', 'failure_rate', 'Parser', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #8a2963fe
 class UsageError(ValueError): "A command line that asks for something that does not exist or cannot be done as asked."
@@ -209,6 +209,15 @@ def cmd_reproduce(args) -> int:
     "`checkeval reproduce`."
     return reproduce(yes=args.yes, only=args.only, force=args.force) or 0
 
+# %% ../nbs/90_cli.ipynb #0e3dca58
+def cmd_build_checklists(args) -> int:
+    "`checkeval build-checklists ...`: `build_main` with the command line's judge maker."
+    from checkeval.methods.checkeval_checklists import build_main
+    try: return build_main(args.args, make_judge=lambda name: get_judge(name, progress=True)) or 0
+    except SystemExit as e: return e.code if isinstance(e.code, int) else 2
+
+
+
 # %% ../nbs/90_cli.ipynb #05e7b979
 def positive_int(s:str) -> int:
     "argparse type: a positive integer."
@@ -273,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument('--only', nargs='+', default=None, metavar='STEP', help=_LazyHelp('only these steps', reproduce_steps))
     r.add_argument('--force', action='store_true', help='rerun even unchanged cells')
     r.set_defaults(fn=cmd_reproduce)
+    bc = sub.add_parser('build-checklists', add_help=False, help="build CheckEval checklists once with a builder judge (see 'checkeval build-checklists --help')")
+    bc.add_argument('args', nargs=argparse.REMAINDER)
+    bc.set_defaults(fn=cmd_build_checklists)
     return p
 
 # %% ../nbs/90_cli.ipynb #33684960

@@ -173,16 +173,18 @@ def _last_logits(self:HFJudge, seqs):
             else:
                 cache, suf = None, sub
                 self.prefix_stats['tokens_computed'] += sum(map(len, suf))
+            # suffixes left-padded after the prefix (padding masked, positions continue the prefix's), so that every row
+            # ends at the last column and only that column's logits are projected on the vocabulary (logits_to_keep=1)
             S = max(map(len, suf))
             ids = torch.full((len(suf), S), tok.pad_token_id, dtype=torch.long)
             mask = torch.zeros((len(suf), P + S), dtype=torch.long); mask[:, :P] = 1
-            for j, s in enumerate(suf): ids[j, :len(s)] = torch.tensor(s); mask[j, P:P+len(s)] = 1
-            pos = (P + torch.arange(S)).unsqueeze(0).expand(len(suf), S)
+            pos = torch.full((len(suf), S), P, dtype=torch.long)
+            for j, s in enumerate(suf):
+                ids[j, S-len(s):] = torch.tensor(s); mask[j, P+S-len(s):] = 1; pos[j, S-len(s):] = P + torch.arange(len(s))
             kw = dict(past_key_values=cache) if cache is not None else {}
             logits = model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
-                           position_ids=pos.to(self.device), **kw).logits
-            last = torch.tensor([len(s) - 1 for s in suf])
-            for j, i in enumerate(idx): res[i] = logits[j, last[j]].float().cpu()
+                           position_ids=pos.to(self.device), logits_to_keep=1, **kw).logits
+            for j, i in enumerate(idx): res[i] = logits[j, -1].float().cpu()
     return res
 
 # %% ../../nbs/03e_judges_hf.ipynb #4ecc499d
