@@ -290,7 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
 # %% ../nbs/90_cli.ipynb #33684960
 def main(argv=None) -> int:
     "Entry point of the `checkeval` console script."
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ['build-checklists']: args = argparse.Namespace(args=argv[1:], fn=cmd_build_checklists)   # its own parser
+    else: args = build_parser().parse_args(argv)
     try:
         rc = args.fn(args) or 0
         sys.stdout.flush()
