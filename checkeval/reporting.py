@@ -211,13 +211,15 @@ def judges_note(judges, groups:dict|None=None) -> str:
     return s
 
 # %% ../nbs/30_reporting.ipynb #cf53d7ad
-def parse_rates(root=None, exclude:Sequence[str]=('tiny',), top:int=3) -> pd.DataFrame:
-    "Per method × benchmark × judge: answers asked, parsed (with a value), the rate and the top failure reasons."
+def parse_rates(root=None, exclude:Sequence[str]=('tiny',), top:int=3, runs:Sequence|None=None) -> pd.DataFrame:
+    """Per method × benchmark × judge: answers asked, parsed (with a value), the rate and the top failure reasons; `runs`:
+    only these run folders (the reproduction passes its grid's, so runs of points no longer in the grid do not count)."""
     from collections import Counter
+    keep = None if runs is None else {Path(p).resolve() for p in runs}
     rows = []
     for r in run_metas(root).itertuples():
         f = Path(r.path)/'answers.jsonl'
-        if r.judge in exclude or not f.exists(): continue
+        if r.judge in exclude or not f.exists() or (keep is not None and Path(r.path).resolve() not in keep): continue
         for a in read_jsonl(f):
             rows.append(dict(method=r.method, benchmark=r.benchmark, judge=r.judge, ok=a.get('status') == 'ok' and a.get('value') is not None,
                              status=a.get('status')))

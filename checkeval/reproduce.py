@@ -9,8 +9,8 @@ from __future__ import annotations
 from .settings import checkout_root
 import json, sys, time
 from typing import Callable
-from .grid import GridError, check_grid
-from .gridstate import _module_path, benchmark_checksum, code_modules, files_hash, state_dir
+from .grid import GridError, check_grid, load_grid
+from .gridstate import _module_path, benchmark_checksum, code_modules, files_hash, point_outputs, state_dir
 from .gridrun import plan_grid, print_plan, run_grid
 from .papers import run_papers
 from .paperindex import write_index
@@ -65,10 +65,10 @@ def step_papers(force:bool=False, **kw):
 # %% ../nbs/31_reproduce.ipynb #996b6cab
 def step_parse_rates(**kw):
     "figures/tables/parse_rates.csv|md: how often each real judge's replies could be read, per method × benchmark."
-    df = parse_rates()
+    df = parse_rates(runs=[d for p in load_grid() for d in point_outputs(p)])   # the grid's points only, as a fresh clone has them
     if df.empty: print('[reproduce] parse rates: no run of a real judge yet (tiny builds no table)', flush=True); return []
     return [write_table(df, 'parse_rates', title='Parse rates of the judges (answers with a value / answers asked)',
-                        note='One row per method × benchmark × judge over every saved run; failure reasons are the answers\' statuses. '
+                        note='One row per method × benchmark × judge over the runs of the grid\'s points; failure reasons are the answers\' statuses. '
                              'smollm2 is a small local judge (SmolLM2-135M-Instruct): real model output, a weak evaluator.')]
 
 # %% ../nbs/31_reproduce.ipynb #a08cead5
