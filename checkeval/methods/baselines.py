@@ -13,14 +13,15 @@ import yaml
 from pydantic import Field, PositiveInt
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..data import resolve
+from ..data.upstream import load_checkeval_geval_prompt
 from ..runs import MethodOptions, MethodResult, make_answer, register_method
 from ..parsing import token_text
 from .checkeval import _MD, benchmark_task, failure_summary, item_inputs
 
 # %% auto #0
-__all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'parse_score_at', 'parse_score', 'score_token_position', 'weighted_score',
-           'load_geval_prompts', 'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'answer_mode',
-           'run_rating', 'rating_judgments', 'explained_ratings', 'run_geval', 'run_seeval', 'run_likert']
+__all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'load_geval_prompts', 'parse_score_at', 'parse_score', 'score_token_position',
+           'weighted_score', 'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'answer_mode', 'run_rating',
+           'rating_judgments', 'explained_ratings', 'run_geval', 'run_seeval', 'run_likert']
 
 # %% ../../nbs/11_baselines.ipynb #7d801473
 _NUM = r'(\d+(?:\.\d+)?)'
@@ -102,15 +103,7 @@ UPSTREAM_PROMPTS = {'geval': "the G-Eval prompts released with CheckEval (yukyun
 
 def _fmt(x): return str(int(x)) if float(x).is_integer() else str(x)
 
-def load_geval_prompts(benchmark:str) -> dict[str, str]:
-    "The G-Eval prompts CheckEval used for `benchmark` (summeval, topical_chat), per dimension, as released."
-    b = benchmark.lower().replace('-', '_')
-    if b not in ('summeval', 'topical_chat'): raise DataError(f"no released G-Eval prompts for '{benchmark}'; known: summeval, topical_chat", field='benchmark')
-    p = resolve(f'upstream/checkeval/geval_prompt/geval_{b}.yaml')
-    try: d = yaml.safe_load(p.read_text(encoding='utf-8'))
-    except yaml.YAMLError as e: raise DataError(f'invalid YAML: {e}', p) from None
-    if not isinstance(d, dict): raise DataError('expected a mapping dimension → prompt', p)
-    return d
+load_geval_prompts = load_checkeval_geval_prompt   # the released G-Eval prompts, per dimension, read by the data layer
 
 def upstream_geval_prompt(item:Item, dimension:str) -> tuple[list[dict], tuple[float, float]|None]:
     "Messages from the CheckEval repository's G-Eval prompt for `dimension`, and the scale it states."

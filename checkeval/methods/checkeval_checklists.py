@@ -16,12 +16,11 @@ from ..data import manifest, resolve
 from ..parsing import extract_json
 
 # %% auto #0
-__all__ = ['STAGE_ORDER', 'CHECKEVAL_STAGES', 'PAPER_SIZES', 'CHECKLIST_FROM', 'BENCHMARK_TASKS', 'split_questions',
-           'checklist_from_dict', 'checklist_to_dict', 'load_checklist', 'save_checklist', 'active_questions',
-           'project_checklist_dir', 'project_checklist_path', 'load_checkeval_questions', 'upstream_checklist',
-           'upstream_size_table', 'select_stages', 'get_checklist', 'benchmark_task', 'parse_question_list',
-           'parse_filter_reply', 'filter_requests', 'apply_filter', 'filter_checklist', 'build_checklists',
-           'construction_counts', 'build_main']
+__all__ = ['STAGE_ORDER', 'PAPER_SIZES', 'CHECKLIST_FROM', 'BENCHMARK_TASKS', 'split_questions', 'checklist_from_dict',
+           'checklist_to_dict', 'load_checklist', 'save_checklist', 'active_questions', 'project_checklist_dir',
+           'project_checklist_path', 'upstream_checklist', 'upstream_size_table', 'select_stages', 'get_checklist',
+           'benchmark_task', 'parse_question_list', 'parse_filter_reply', 'filter_requests', 'apply_filter',
+           'filter_checklist', 'build_checklists', 'construction_counts', 'build_main']
 
 # %% ../../nbs/10a_checkeval_checklists.ipynb #a8e90669
 _MD = re.compile(r'\*\*|__|\*|`+|~~')   # markdown emphasis, dropped before reading a reply
@@ -118,22 +117,8 @@ def project_checklist_path(benchmark:str, dimension:str) -> Path:
     return d/benchmark/f'{dimension}.yaml'
 
 # %% ../../nbs/10a_checkeval_checklists.ipynb #f709f571
-CHECKEVAL_STAGES = ('seed', 'diversification', 'elaboration')
-
-def load_checkeval_questions(benchmark:str, dimension:str, stage:str='seed') -> dict:
-    "CheckEval's released question set as a raw YAML dict (`definition`, `sub_aspect: {name: questions}`)."
-    b = benchmark.lower().replace('-', '_')
-    if b not in ('summeval', 'topical_chat'): raise DataError(f"CheckEval released questions for summeval and topical_chat, not '{benchmark}'", field='benchmark')
-    if stage not in CHECKEVAL_STAGES: raise DataError(f"unknown stage '{stage}'; known: {', '.join(CHECKEVAL_STAGES)}", field='stage')
-    rel = f'upstream/checkeval/{b}_questions/{dimension}_{stage}.yaml'
-    if rel not in manifest():
-        known = sorted({Path(k).stem.rsplit('_', 1)[0] for k in manifest() if k.startswith(f'upstream/checkeval/{b}_questions/')})
-        raise DataError(f"unknown dimension '{dimension}' for CheckEval {b} questions; known: {', '.join(known)}", field='dimension')
-    p = resolve(rel)
-    try: d = yaml.safe_load(p.read_text(encoding='utf-8'))
-    except yaml.YAMLError as e: raise DataError(f'invalid YAML: {e}', p) from None
-    if not isinstance(d, dict) or not isinstance(d.get('sub_aspect'), dict): raise DataError("expected a mapping with 'sub_aspect'", p, field='sub_aspect')
-    return d
+# the authors' question files are read by the data layer (one loader for the project)
+from ..data.upstream import CHECKEVAL_STAGES, load_checkeval_questions
 
 # %% ../../nbs/10a_checkeval_checklists.ipynb #8db4fba0
 def _upstream_stage(benchmark:str, dimension:str, stage:str) -> dict:
