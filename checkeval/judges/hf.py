@@ -67,7 +67,7 @@ class HFJudge(Judge):
                  prefix_fraction:float=0.5,      # a shared prefix is reused when it is at least this share of its prompts
                  max_new_tokens:int|None=None,    # cap on generated tokens whatever a request asks; part of the model id
                  num_threads:int|None=None,       # torch CPU threads while this judge computes (None: torch's default)
-                 max_batch_tokens:int=8192,       # rows × context length of one decoding batch (the KV cache is copied each step)
+                 max_batch_tokens:int=24576,      # rows × context length of one decoding batch (the KV cache is copied each step)
                  **kwargs):
         kwargs.setdefault('supports_logprobs', True)
         model = model or str(model_path)
@@ -154,37 +154,92 @@ def _prefix_groups(self:HFJudge, seqs):
 
 # %% ../../nbs/03e_judges_hf.ipynb #ce92ff66
 @patch
+def _extend(self:HFJudge, cache, mask, parts:list[list[int]], starts:list[int], rows:list[int]|None=None, keep_cache:bool=True):
+    """Run `parts` (token ids, one per row) after the cached rows `rows` of `cache` (None: no cache): left-padded, so that
+    every row ends at the last column, the padding masked and each row's positions continuing from `starts`.
+    Returns (cache or None, each row's next-token logits, the attention mask over all columns)."""
+    import torch
+    model, tok = self._loaded()
+    n, S, dev = len(parts), max(map(len, parts)), self.device
+    if cache is not None and rows is not None: cache.batch_select_indices(torch.tensor(rows, device=dev))   # rows may repeat
+    ids = torch.full((n, S), tok.pad_token_id, dtype=torch.long)
+    new = torch.zeros((n, S), dtype=torch.long)
+    pos = torch.zeros((n, S), dtype=torch.long)
+    for j, (x, q) in enumerate(zip(parts, starts)):
+        L = len(x); ids[j, S-L:] = torch.tensor(x); new[j, S-L:] = 1; pos[j, S-L:] = q + torch.arange(L); pos[j, :S-L] = q
+    if mask is not None: mask = torch.cat([mask[rows] if rows is not None else mask, new], 1)
+    else: mask = new
+    kw = dict(past_key_values=cache) if cache is not None else {}
+    out = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), position_ids=pos.to(dev), use_cache=keep_cache,
+                logits_to_keep=1, **kw)
+    self.prefix_stats['tokens_computed'] += n*S
+    return (out.past_key_values if keep_cache else None), out.logits[:, -1].float(), mask
+
+# %% ../../nbs/03e_judges_hf.ipynb #1936b844
+@patch
+def _split_plan(self:HFJudge, seqs:list[list[int]], P:int, gain:float=0.8) -> list[tuple[int, list[int]]]|None:
+    """Subgroups [(Q, [row])] of `seqs` (equal on their first `P` tokens), each sharing its first `Q` ≥ `P` tokens, when
+    prefilling in three levels computes fewer than `gain` times the tokens of one level; else None."""
+    n = len(seqs)
+    if n < 3 or not self.prefix_reuse: return None
+    order = sorted(range(n), key=lambda j: seqs[j])
+    adj = [_lcp(seqs[a], seqs[b]) for a, b in zip(order, order[1:])]
+    one = P + n*max(len(s) - P for s in seqs)
+    best, plan = gain*one, None
+    for tau in sorted({x for x in adj if x > P}):
+        subs, cur = [], [order[0]]
+        for k, j in enumerate(order[1:]):
+            if adj[k] >= tau: cur.append(j)
+            else: subs.append(cur); cur = [j]
+        subs.append(cur)
+        if len(subs) < 2: continue
+        cand = [(min(min(len(seqs[j]) for j in js) - 1, tau if len(js) == 1 else min(_lcp(seqs[js[0]], seqs[j]) for j in js)), js)
+                for js in subs]
+        cost = P + len(cand)*max(Q - P for Q, _ in cand) + n*max(len(seqs[j]) - Q for Q, js in cand for j in js)
+        if cost < best: best, plan = cost, cand
+    return plan
+
+# %% ../../nbs/03e_judges_hf.ipynb #42d3311e
+@patch
+def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=True):
+    """KV cache (when `keep_cache`), next-token logits, attention mask and next positions of `seqs`, equal on their first
+    `P` > 0 tokens: the prefix computed once, then (`_split_plan`) each subgroup's deeper shared prefix once, then the rows."""
+    import torch
+    model = self._loaded()[0]
+    plan, n = self._split_plan(seqs, P), len(seqs)
+    with torch.no_grad():                  # no autograd graph: it held every activation (GBs)
+        cache = model(input_ids=torch.tensor([seqs[0][:P]], device=self.device), use_cache=True, logits_to_keep=1).past_key_values
+        mask = torch.ones((1, P), dtype=torch.long)
+        self.prefix_stats['groups'] += 1; self.prefix_stats['tokens_computed'] += P
+        if plan is None: sub, starts = [0]*n, [P]*n
+        else:
+            cache, _, mask = self._extend(cache, mask, [seqs[js[0]][P:Q] for Q, js in plan], [P]*len(plan), rows=[0]*len(plan))
+            of = {j: (k, Q) for k, (Q, js) in enumerate(plan) for j in js}
+            sub, starts = [of[j][0] for j in range(n)], [of[j][1] for j in range(n)]
+        # prefix tokens each row would compute alone, less those computed once for the prefix and the subgroups
+        self.prefix_stats['prefix_tokens_saved'] += sum(starts) - P - (sum(Q - P for Q, _ in plan) if plan else 0)
+        cache, logits, mask = self._extend(cache, mask, [s[q:] for s, q in zip(seqs, starts)], starts, rows=sub, keep_cache=keep_cache)
+    return cache, logits, mask, torch.tensor([len(s) for s in seqs])
+
+@patch
+def _prefill_shared(self:HFJudge, seqs:list[list[int]], P:int):
+    "KV cache, next-token logits, mask and next positions of `seqs` whose first `P` tokens are equal (see `_prefill_tree`)."
+    return self._prefill_tree(seqs, P)
+
+# %% ../../nbs/03e_judges_hf.ipynb #a35ba1a7
+@patch
 def _last_logits(self:HFJudge, seqs):
-    "Next-token logits after each sequence, sharing prefix computation where possible."
+    "Next-token logits after each sequence, sharing prefix computation where possible (`_prefill_tree`)."
     import torch
     model, tok = self._loaded()
     res = [None]*len(seqs)
     with torch.no_grad():
         for P, idx in self._prefix_groups(seqs):
-            sub = [seqs[i] for i in idx]
-            if P > 0:
-                out = model(input_ids=torch.tensor([sub[0][:P]], device=self.device), use_cache=True, logits_to_keep=1)
-                cache = out.past_key_values
-                cache.batch_repeat_interleave(len(sub))
-                suf = [s[P:] for s in sub]
-                self.prefix_stats['groups'] += 1
-                self.prefix_stats['prefix_tokens_saved'] += P*(len(sub) - 1)
-                self.prefix_stats['tokens_computed'] += P + sum(map(len, suf))
+            if P > 0: logits = self._prefill_tree([seqs[i] for i in idx], P, keep_cache=False)[1]
             else:
-                cache, suf = None, sub
-                self.prefix_stats['tokens_computed'] += sum(map(len, suf))
-            # suffixes left-padded after the prefix (padding masked, positions continue the prefix's), so that every row
-            # ends at the last column and only that column's logits are projected on the vocabulary (logits_to_keep=1)
-            S = max(map(len, suf))
-            ids = torch.full((len(suf), S), tok.pad_token_id, dtype=torch.long)
-            mask = torch.zeros((len(suf), P + S), dtype=torch.long); mask[:, :P] = 1
-            pos = torch.full((len(suf), S), P, dtype=torch.long)
-            for j, s in enumerate(suf):
-                ids[j, S-len(s):] = torch.tensor(s); mask[j, P+S-len(s):] = 1; pos[j, S-len(s):] = P + torch.arange(len(s))
-            kw = dict(past_key_values=cache) if cache is not None else {}
-            logits = model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
-                           position_ids=pos.to(self.device), logits_to_keep=1, **kw).logits
-            for j, i in enumerate(idx): res[i] = logits[j, -1].float().cpu()
+                # no shared prefix: one left-padded forward, every row ending at the last column (logits_to_keep=1)
+                _, logits, _ = self._extend(None, None, [seqs[i] for i in idx], [0]*len(idx), keep_cache=False)
+            for j, i in enumerate(idx): res[i] = logits[j].cpu()
     return res
 
 # %% ../../nbs/03e_judges_hf.ipynb #4ecc499d
@@ -271,34 +326,6 @@ def _generate(self:HFJudge, reqs, sample=False, seqs=None):
     new = g.sequences[:, L:].cpu()
     return [self._reply(r, new[j].tolist(), [g.scores[k][j] for k in range(len(g.scores))] if r.logprobs else None, len(seqs[j]), dt)
             for j, r in enumerate(reqs)]
-
-# %% ../../nbs/03e_judges_hf.ipynb #9e3cfbad
-@patch
-def _prefill_shared(self:HFJudge, seqs:list[list[int]], P:int):
-    "KV cache and next-token logits of `seqs` whose first `P` tokens are equal: the prefix computed once."
-    import torch
-    with torch.no_grad(): return self._prefill_shared_(seqs, P)   # no autograd graph: it held every activation (GBs)
-
-@patch
-def _prefill_shared_(self:HFJudge, seqs:list[list[int]], P:int):
-    import torch
-    model, tok = self._loaded()
-    n, dev = len(seqs), self.device
-    cache = model(input_ids=torch.tensor([seqs[0][:P]], device=dev), use_cache=True, logits_to_keep=1).past_key_values
-    if n > 1: cache.batch_repeat_interleave(n)
-    suf = [s[P:] for s in seqs]; S = max(map(len, suf))
-    ids = torch.full((n, S), tok.pad_token_id, dtype=torch.long)
-    mask = torch.zeros((n, P + S), dtype=torch.long); mask[:, :P] = 1
-    pos = torch.full((n, S), P, dtype=torch.long)
-    for j, x in enumerate(suf):
-        L = len(x); ids[j, S-L:] = torch.tensor(x); mask[j, P+S-L:] = 1; pos[j, S-L:] = P + torch.arange(L)
-    # rows are left-padded, so every row's next-token logits are in the last column: only those are computed
-    out = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), position_ids=pos.to(dev), past_key_values=cache, use_cache=True,
-                logits_to_keep=1)
-    self.prefix_stats['groups'] += 1
-    self.prefix_stats['prefix_tokens_saved'] += P*(n - 1)
-    self.prefix_stats['tokens_computed'] += P + n*S
-    return out.past_key_values, out.logits[:, -1].float(), mask, torch.tensor([P + len(x) for x in suf])
 
 # %% ../../nbs/03e_judges_hf.ipynb #18771b93
 @patch
