@@ -15,13 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError,
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..prompts import render
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name
+from .seal_requests import Planned, plan_split, plan_facts, plan_verify, plan_rate, plan_one
 
 # %% auto #0
 __all__ = ['INPUT_NAMES', 'DEFAULT_LABELS', 'SWEEP_RANGES', 'SubDimension', 'SealDimension', 'default_config_path',
            'load_instantiations', 'instantiation', 'split_sentences', 'make_units', 'unit_score', 'dimension_score',
-           'input_blocks', 'Planned', 'plan_split', 'plan_facts', 'plan_verify', 'plan_rate', 'SealOptions',
-           'seal_options', 'SealRun', 'seal_decompose', 'seal_plan_units', 'seal_verify', 'run_seal', 'seal_judgments',
-           'sweep_steps', 'threshold_sweep']
+           'input_blocks', 'SealOptions', 'seal_options', 'SealRun', 'seal_decompose', 'seal_plan_units', 'seal_verify',
+           'run_seal', 'seal_judgments', 'sweep_steps', 'threshold_sweep']
 
 # %% ../../nbs/13_seal.ipynb #ee2c2fe3
 INPUT_NAMES = ('source', 'context', 'reference', 'source_facts', 'reference_facts')
@@ -173,105 +173,6 @@ def input_blocks(item:Item, cfg:SealDimension, names:Sequence[str], facts:dict|N
         if text and text.strip(): blocks.append({'label': cfg.label(name), 'tag': name, 'text': text})
     return blocks
 
-# %% ../../nbs/13_seal.ipynb #bebe68f6
-def _example_verdicts(n:int, k:int, weights:bool) -> str:
-    "A short, valid JSON example of the reply's form for `n` units and `k` sub-dimensions (values alternate; they mean nothing)."
-    bits = lambda i: [(i + j + 1) % 2 for j in range(k)]
-    rows = [json.dumps(bits(i)[0] if k == 1 else bits(i)) for i in range(n)]
-    s = '{"verdicts": [' + ', '.join(rows) + ']'
-    if weights: s += ', "weights": [' + ', '.join([f'{1/k:.2g}'] * k) + ']'
-    return s + '}'
-
-def _example_lines(n:int, k:int, weights:bool) -> str:
-    "The same example in the line form (`U1: 1`, one line per unit; `W:` weights last)."
-    bits = lambda i: [(i + j + 1) % 2 for j in range(k)]
-    lines = [f'U{i+1}: ' + ' '.join(map(str, bits(i))) for i in range(n)]
-    return '\n'.join(lines + ([f"W: {' '.join([f'{1/k:.2g}'] * k)}"] if weights else []))
-
-def _schema_verdicts(n:int, k:int, weights:bool) -> dict:
-    bit = {'type': 'integer', 'enum': [0, 1]}
-    row = bit if k == 1 else {'type': 'array', 'items': bit, 'minItems': k, 'maxItems': k}
-    props = {'verdicts': {'type': 'array', 'items': row, 'minItems': n, 'maxItems': n}}
-    if weights: props['weights'] = {'type': 'array', 'items': {'type': 'number', 'minimum': 0}, 'minItems': k, 'maxItems': k}
-    return {'type': 'object', 'properties': props, 'required': sorted(props), 'additionalProperties': False}
-
-def _strings_schema(*keys) -> dict:
-    return {'type': 'object', 'properties': {k: {'type': 'array', 'items': {'type': 'string'}} for k in keys},
-            'required': list(keys), 'additionalProperties': False}
-
-# %% ../../nbs/13_seal.ipynb #437bb3ab
-class Planned(BaseModel):
-    "A request to send: its template, variables, stage and reply shape."
-    template: str
-    vars: dict
-    stage: Literal['decompose', 'verify', 'rate']
-    max_tokens: int = 1024
-    schema_: Optional[dict] = Field(None, alias='schema')
-
-    @property
-    def rid(self) -> str:
-        "Stable id of the request (same template and variables → same id)."
-        blob = json.dumps([self.template, self.vars, self.max_tokens], sort_keys=True, ensure_ascii=False, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-    def request(self, judge=None, json_schema:bool=True, temperature:float=0.0, seed:int|None=None):
-        from checkeval.judges import JudgeRequest, Constraint
-        c = None
-        if json_schema and self.schema_ is not None and getattr(judge, 'supports_json_schema', False):
-            c = Constraint(json_schema=self.schema_)
-        meta = {'method': 'seal', 'stage': self.stage, 'template': self.template}
-        if c is None and self.schema_ is not None: meta['reply_schema'] = self.schema_   # free text: the reply's shape still named (dry runs)
-        return JudgeRequest(messages=render(f'seal/{self.template}', **self.vars), max_tokens=self.max_tokens,
-                            temperature=temperature, seed=seed, constraint=c, meta=meta)
-
-# %% ../../nbs/13_seal.ipynb #3b318a09
-def _sub_lines(cfg:SealDimension) -> list[str]:
-    return [f'{s.name}: {s.question.strip()}' for s in cfg.sub_dimensions]
-
-def plan_split(item:Item, cfg:SealDimension, max_tokens:int=1024) -> Planned:
-    "Stage 1: the judge splits the output into sentences."
-    return Planned(template='split_sentences', vars={'output': item.output, 'output_label': cfg.output_label},
-                   stage='decompose', max_tokens=max_tokens, schema=_strings_schema('sentences'))
-
-def plan_facts(item:Item, cfg:SealDimension, max_tokens:int=4096) -> Planned:
-    "Stage 1: the judge writes the monadic facts of source, reference and output (one request shared by all fact dimensions)."
-    ref = item.reference or ''
-    if ref.strip() == item.source.strip(): ref = ''
-    return Planned(template='monadic_facts', vars={'source': item.source, 'reference': ref, 'output': item.output,
-                                                   'output_label': cfg.output_label},
-                   stage='decompose', max_tokens=max_tokens, schema=_strings_schema(*FACT_KEYS))
-
-def plan_verify(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], blocks:list[dict],
-                want_weights:bool, max_tokens:int=1024, unit_label:str|None=None, fact_ids:Sequence[str]|None=None,
-                json_reply:bool=True) -> Planned:
-    "Stages 2–3: binary decisions for every unit (and weights when `want_weights`); `fact_ids` switches to the support format; `json_reply=False` asks for `U1: 1` lines."
-    common = dict(dimension=dim.name, definition=dim.definition, output_label=cfg.output_label, unit_label=unit_label or cfg.unit_label,
-                  inputs=blocks, units=list(units), sub_dimensions=_sub_lines(cfg))
-    n = len(units)
-    if fact_ids is not None:
-        ex = '{"support": [["c4"], [], ["c1", "c9"]]}' if n != 1 else '{"support": [["c2", "c5"]]}'
-        schema = {'type': 'object', 'properties': {'support': {'type': 'array', 'minItems': n, 'maxItems': n,
-                  'items': {'type': 'array', 'items': {'type': 'string', 'enum': list(fact_ids)}}}},
-                  'required': ['support'], 'additionalProperties': False}
-        return Planned(template='verify_support', vars={**common, 'example': ex}, stage='verify', max_tokens=max_tokens, schema=schema)
-    k = len(cfg.sub_dimensions)
-    if not json_reply:
-        return Planned(template='verify_units', vars={**common, 'want_weights': want_weights, 'json_reply': False, 'example': _example_lines(n, k, want_weights)},
-                       stage='verify', max_tokens=max_tokens, schema=_schema_verdicts(n, k, want_weights))
-    return Planned(template='verify_units', vars={**common, 'want_weights': want_weights, 'json_reply': True, 'example': _example_verdicts(n, k, want_weights)},
-                   stage='verify', max_tokens=max_tokens, schema=_schema_verdicts(n, k, want_weights))
-
-def plan_rate(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], blocks:list[dict], whole:bool,
-              scale:tuple[int,int]=(1, 5), max_tokens:int=512, unit_label:str|None=None) -> Planned:
-    "A rating on `scale` for every unit (the ablation without sub-dimension verification, and holistic evaluation)."
-    n, (lo, hi) = len(units), scale
-    ex = '{"ratings": [' + ', '.join(str(hi - (i % (hi - lo + 1))) for i in range(n)) + ']}'
-    schema = {'type': 'object', 'properties': {'ratings': {'type': 'array', 'minItems': n, 'maxItems': n,
-              'items': {'type': 'integer', 'minimum': lo, 'maximum': hi}}}, 'required': ['ratings'], 'additionalProperties': False}
-    v = dict(dimension=dim.name, definition=dim.definition, output_label=cfg.output_label, unit_label=unit_label or cfg.unit_label,
-             inputs=blocks, units=list(units), sub_dimensions=_sub_lines(cfg), whole=whole, low=lo, high=hi, example=ex)
-    return Planned(template='rate_units', vars=v, stage='rate', max_tokens=max_tokens, schema=schema)
-
 # %% ../../nbs/13_seal.ipynb #6ef3417b
 class SealOptions(MethodOptions):
     "SEAL's options (the table above)."
@@ -286,6 +187,7 @@ class SealOptions(MethodOptions):
     instantiation: Optional[str] = None
     config: Optional[str] = None
     json_schema: bool = True
+    verdicts: Literal['list', 'per_unit'] = 'list'
     max_tokens: Optional[PositiveInt] = None
     scale: list[int] = Field(default_factory=lambda: [1, 5], min_length=2, max_length=2)
     temperature: float = Field(0.0, ge=0)
@@ -400,21 +302,26 @@ def _segments(run:SealRun, it:Item, d, c:SealDimension, resp1:dict, need1:dict, 
                                meta={'stage': 'decompose', 'kind': kind, 'request': rid, **parsed.notes}))
     return segments, facts, fail
 
-def _plan_stage2(run:SealRun, it:Item, d, c:SealDimension, mode:str, units, facts) -> Planned:
+def _verify_plan(run:SealRun, it:Item, d, c:SealDimension, units, blocks, unit_label:str|None=None) -> Planned|list[Planned]:
+    "The decisions' request: one list for all units, or (`verdicts='per_unit'`) one constrained request per unit and question."
+    if run.o.verdicts == 'per_unit': return [plan_one(it, d, c, u, blocks, s, unit_label) for u in units for s in c.sub_dimensions]
+    return plan_verify(it, d, c, units, blocks, want_weights=len(c.sub_dimensions) > 1, max_tokens=run.mt(1024), unit_label=unit_label,
+                       json_reply=run.json_reply)
+
+def _plan_stage2(run:SealRun, it:Item, d, c:SealDimension, mode:str, units, facts) -> Planned|list[Planned]:
     "The stage-2 request of one output for one dimension."
     o, k = run.o, len(c.sub_dimensions)
     if mode == 'holistic':
         blocks = input_blocks(it, c, c.holistic_inputs)
         if o.holistic == 'rating' or not o.verify:
             return plan_rate(it, d, c, units, blocks, whole=True, scale=run.scale, max_tokens=run.mt(512), unit_label=c.output_label)
-        return plan_verify(it, d, c, units, blocks, want_weights=k > 1, max_tokens=run.mt(1024), unit_label=c.output_label,
-                           json_reply=run.json_reply)
+        return _verify_plan(run, it, d, c, units, blocks, unit_label=c.output_label)
     blocks = input_blocks(it, c, c.inputs, facts)
     if not o.verify: return plan_rate(it, d, c, units, blocks, whole=not c.decomposed, scale=run.scale, max_tokens=run.mt(1024))
     if c.verify == 'support':
         ids = [f'c{i}' for i in range(1, len(facts['source_facts']) + 1)]
         return plan_verify(it, d, c, units, blocks, want_weights=False, max_tokens=run.mt(2048), fact_ids=ids)
-    return plan_verify(it, d, c, units, blocks, want_weights=k > 1, max_tokens=run.mt(1024), json_reply=run.json_reply)
+    return _verify_plan(run, it, d, c, units, blocks)
 
 def seal_plan_units(run:SealRun, resp1:dict, need1:dict) -> tuple[dict, list, dict]:
     "Units and stage-2 plans: (rid → Planned, jobs, rid → uses)."
@@ -435,7 +342,8 @@ def seal_plan_units(run:SealRun, resp1:dict, need1:dict) -> tuple[dict, list, di
             info.update(mode=mode, n_segments=None if segments is None else len(segments), segments=segments, units=units)
             if facts is not None: info['facts'] = facts
             p = _plan_stage2(run, it, d, c, mode, units, facts)
-            plan2.setdefault(p.rid, p); uses.setdefault(p.rid, []).append([it.benchmark, it.item_id, it.system_id, d.name])
+            for q in (p if isinstance(p, list) else [p]):
+                plan2.setdefault(q.rid, q); uses.setdefault(q.rid, []).append([it.benchmark, it.item_id, it.system_id, d.name])
             run.units.append(info); jobs.append((it, d, c, p, units, None, info))
     return plan2, jobs, uses
 
@@ -481,11 +389,26 @@ def _verify_answers(run:SealRun, it, d, c, p, units, resp, base, info):
             run.answers.append(_answer(resp, None if v is None else float(v), status if v is None else 'ok', it, d.name, run.variant, run.jname,
                                        sub=s.id, qid=f'u{i+1}.{s.id}', meta=m))
 
+def _one_answers(run:SealRun, it, d, c, ps, units, resps, info):
+    "Answers of the per-unit mode (one constrained Yes/No per unit × question); it asks no weights: uniform, and said so."
+    subs = c.sub_dimensions; k = len(subs)
+    w = {'raw': None, 'used': [1/k]*k, 'status': 'single sub-dimension' if k == 1 else 'uniform: per-unit verdicts ask no weights',
+         'rejected': []}
+    run.weights.append({'item_id': it.item_id, 'system_id': it.system_id, 'dimension': d.name, **w, 'sub_dimensions': [s.id for s in subs]})
+    for n, (p, resp) in enumerate(zip(ps, resps)):
+        (i, j), st = divmod(n, k), _resp_status(resp)
+        v = None if st else {'Yes': 1.0, 'No': 0.0}.get((resp.text or '').strip())
+        m = {'stage': 'verify', 'unit': i+1, 'request': p.rid, 'mode': info['mode'], 'n_units': len(units), 'verdicts': 'per_unit',
+             'weight': w['used'][j], 'weight_status': w['status']}
+        run.answers.append(_answer(resp, v, 'ok' if v is not None else (st or f'not Yes or No: {resp.text!r}'), it, d.name, run.variant,
+                                   run.jname, sub=subs[j].id, qid=f'u{i+1}.{subs[j].id}', meta=m))
+
 def seal_verify(run:SealRun, plan2:dict, jobs:list, uses:dict):
     "Stages 2–3: send every stage-2 request and record the decisions, weights and ratings as answers."
     resp2 = run.send(plan2, uses, 'seal: verify')
     for it, d, c, p, units, fail, info in jobs:
         if fail: continue
+        if isinstance(p, list): _one_answers(run, it, d, c, p, units, [resp2[q.rid] for q in p], info); continue
         resp = resp2[p.rid]
         base = {'request': p.rid, 'mode': info['mode'], 'n_units': len(units)}
         if p.stage == 'rate': _rate_answers(run, it, d, p, units, resp, base)
