@@ -15,7 +15,7 @@ from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Ques
 from ..prompts import render
 from ..data import load_benchmark, manifest, read_json, resolve
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name, yes_ratio_judgments
-from .keypoint import ReplyError, _schema_constraint, parse_checklist_answers, answers_schema, placeholder_answers
+from .keypoint import ReplyError, _schema_constraint, _verdict, parse_checklist_answers, answers_schema, placeholder_answers
 from ..parsing import extract_json
 
 # %% auto #0
@@ -318,14 +318,16 @@ def _upstream_eval_messages(dimension:str, rubric:str, questions:Sequence[str], 
     return ([{'role': 'system', 'content': p['system'].strip()}] if p['system'] else []) + [{'role': 'user', 'content': user}]
 
 def evaluation_request(judge, dimension:str, rubric:str, questions:Sequence[str], source:str, output:str,
-                       task:str='summary of a news article', prompt_source:str='project', max_tokens:int=512):
-    "One evaluation request: every checklist question about one summary."
-    from checkeval.judges import JudgeRequest
-    if prompt_source == 'upstream': msgs = _upstream_eval_messages(dimension, rubric, questions, source, output)
-    elif prompt_source == 'project':
+                       task:str='summary of a news article', prompt_source:str='project', max_tokens:int=512, one:bool=False):
+    "One evaluation request: every checklist question about one summary (`one`: a single question, the reply constrained to yes or no)."
+    from checkeval.judges import JudgeRequest, Constraint
+    if prompt_source == 'upstream' and not one: msgs = _upstream_eval_messages(dimension, rubric, questions, source, output)
+    elif prompt_source in ('project', 'upstream'):
         msgs = render('interacteval/evaluate', dimension=dimension, rubric=rubric, questions=list(questions), source=source, output=output, task=task,
-                      json_reply=bool(getattr(judge, 'supports_json_schema', False)))
+                      json_reply=bool(getattr(judge, 'supports_json_schema', False)), one=one)
     else: raise DataError(f"prompt_source must be 'project' or 'upstream', not {prompt_source!r}", field='prompt_source')
+    if one: return JudgeRequest(messages=msgs, max_tokens=1, temperature=0.0, constraint=Constraint(choices=['yes', 'no']), logprobs=True,
+                                top_logprobs=5, meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': 1})
     json_reply = bool(getattr(judge, 'supports_json_schema', False))
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, answers_schema('en')),
                         meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': len(questions),
@@ -410,6 +412,7 @@ class InteractEvalOptions(MethodOptions):
     prompt_source: Literal['project', 'upstream'] = 'project'
     task: str = 'summary of a news article'
     max_tokens: PositiveInt|None = None
+    answers: Literal['list', 'per_question'] = 'list'  # 'per_question': one constrained yes/no request per question (weak judges; project template)
 
 def _handed_in(x, judge, role:str):
     "A judge handed in by the runner; a bare name is only understood when it is the evaluating judge's own."
@@ -484,10 +487,16 @@ def _evaluate_dimension(dim, sub, judge, checklist, why, rubric:str, o:dict, var
         return [make_answer(None, value=None, status=f'no checklist: {why}', question_id=f'{dim.name}:checklist',
                             meta={'condition': o['condition']}, **keys(it)) for it in sub]
     qs, out = [q.text for q in checklist.questions], []
-    reqs = [evaluation_request(judge, dim.name, rubric, qs, it.source, it.output, o['task'], o['prompt_source'],
-                               **({'max_tokens': o['max_tokens']} if o['max_tokens'] else {})) for it in sub]
-    for it, r in zip(sub, judge.generate(reqs, desc=f'interacteval: evaluation ({dim.name})')):
-        for q, (v, reason) in zip(checklist.questions, parse_evaluation(None if r.error else r.text, qs)):
+    one = o['answers'] == 'per_question'
+    ask = [[q] for q in qs] if one else [qs]
+    reqs = [evaluation_request(judge, dim.name, rubric, a, it.source, it.output, o['task'], o['prompt_source'], one=one,
+                               **({'max_tokens': o['max_tokens']} if o['max_tokens'] else {})) for it in sub for a in ask]
+    resps = judge.generate(reqs, desc=f'interacteval: evaluation ({dim.name})')
+    for n, it in enumerate(sub):
+        rs = resps[n*len(ask):(n+1)*len(ask)]
+        read = ([(None, f'judge error: {r.error}') if r.error else (_verdict(r.text), f'not yes or no: {r.text!r}') for r in rs] if one
+                else parse_evaluation(None if rs[0].error else rs[0].text, qs))
+        for q, r, (v, reason) in zip(checklist.questions, rs if one else rs*len(qs), read):
             out.append(make_answer(r, value=v, status=reason if v is None else 'ok', sub_dimension=q.sub_dimension, question_id=q.id,
                                    meta={'question': q.text, 'checklist_source': checklist.source or o['checklist_source'],
                                          **({'builder': builder} if builder else {})}, **keys(it)))
@@ -501,7 +510,7 @@ def _judge_names(x) -> Any:
 def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], checklist_source:str='upstream', condition:str='Comb-TA',
                      attributes:str='upstream', ta_judges=None, ta_member:str|None=None, human_attributes:str|None=None, builder=None,
                      components:int=5, rubric:str='auto', sample_frac:float|None=None, sample_seed:int=0, sample_unit:str='documents',
-                     prompt_source:str='project', task:str='summary of a news article', max_tokens:int|None=None) -> MethodResult:
+                     prompt_source:str='project', task:str='summary of a news article', max_tokens:int|None=None, answers:str='list') -> MethodResult:
     "InteractEval: a checklist per dimension (released, or built from TA attributes by `builder`), yes-ratio scaled to the human range."
     o = {k: v for k, v in locals().items() if k in InteractEvalOptions.model_fields}
     named = {**o, 'builder': _judge_names(builder), 'ta_judges': _judge_names(ta_judges)}

@@ -198,16 +198,21 @@ def checklist_request(judge, criterion:str, text:str|None=None, language:str='en
                               'placeholder': placeholder_checklist(_json_reply(judge), tag=_sha(text or criterion))})
 
 def evaluation_request(judge, criterion:str, checklist:Sequence[str], text:str, reference:str|None=None,
-                       language:str='en', definitions:dict|None=None, max_tokens:int=512, temperature:float=0.0):
-    "The evaluation request: does `text` have each checklist item? With `reference`, the criterion-guided form."
-    from checkeval.judges import JudgeRequest
+                       language:str='en', definitions:dict|None=None, max_tokens:int=512, temperature:float=0.0, one:bool=False):
+    """The evaluation request: does `text` have each checklist item? With `reference`, the criterion-guided form.
+    `one`: a single item, the reply constrained to one token, yes or no (`answers='per_question'`; English templates)."""
+    from checkeval.judges import JudgeRequest, Constraint
     name, definition = criterion_definitions(language, definitions)[criterion]
+    if one and (language != 'en' or len(checklist) != 1): raise ValueError('one=True asks one checklist item with the English templates')
     if reference is None:
         msgs = render(_template('evaluate', language), criterion=name, definition=definition, checklist=list(checklist), text=text,
-                      json_reply=_json_reply(judge))
+                      json_reply=_json_reply(judge), one=one)
     else:
         msgs = render(_template('evaluate_criterion', language), criterion=name, definition=definition,
-                      checklist=list(checklist), text=text, reference=reference, json_reply=_json_reply(judge))
+                      checklist=list(checklist), text=text, reference=reference, json_reply=_json_reply(judge), one=one)
+    if one:
+        return JudgeRequest(messages=msgs, max_tokens=1, temperature=temperature, constraint=Constraint(choices=['yes', 'no']),
+                            logprobs=True, top_logprobs=5, meta={'method': 'keypoint', 'stage': 'evaluate', 'n_questions': 1})
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
                         constraint=_schema_constraint(judge, answers_schema(language)),
                         meta={'method': 'keypoint', 'stage': 'evaluate', 'n_questions': len(checklist),
@@ -286,6 +291,7 @@ class KeypointOptions(MethodOptions):
     reference_field: Literal['auto', 'reference', 'source'] = 'auto'
     task: str|None = None                             # what a criterion-guided checklist is about
     max_tokens: PositiveInt|None = None               # one cap for both stages (default 1024 to generate, 512 to evaluate)
+    answers: Literal['list', 'per_question'] = 'list'  # 'per_question': one constrained yes/no request per checklist item (weak judges)
 
 def _plan_checklists(items:Sequence[Item], criteria:Sequence[str], directions:Sequence[str], field:str, language:str) -> tuple[dict, dict]:
     "Stage 0: one checklist per distinct (criterion, text) — per criterion when criterion-guided; (checklists, (item, criterion, direction) → id)."
@@ -319,8 +325,8 @@ def _generate_checklists(judge, lists:dict, language:str, definitions:dict, task
             except ReplyError as e: cl.update(questions=[], status=str(e))
 
 def _evaluate_checklists(judge, items:Sequence[Item], lists:dict, plan:dict, criteria, directions, field:str, language:str,
-                         definitions:dict, max_tokens:int) -> dict:
-    "Stage 2: the other text checked against each usable checklist (one batch); (item, criterion, direction) → response."
+                         definitions:dict, max_tokens:int, per_question:bool=False) -> dict:
+    "Stage 2: the other text checked against each usable checklist (one batch); (item, criterion, direction) → response (`per_question`: a list, one per item)."
     keys, reqs = [], []
     for it in items:
         ref = _reference_text(it, field)
@@ -329,15 +335,31 @@ def _evaluate_checklists(judge, items:Sequence[Item], lists:dict, plan:dict, cri
                 cl = lists[plan[(it.item_id, c, dr)]]
                 if cl['status'] != 'ok': continue
                 text, shown = {'reference-guided': (it.output, None), 'candidate-guided': (ref, None), 'criterion-guided': (it.output, ref)}[dr]
-                keys.append((it.item_id, c, dr))
-                reqs.append(evaluation_request(judge, c, cl['questions'], text, shown, language, definitions, max_tokens))
-    return dict(zip(keys, judge.generate(reqs, desc='keypoint: evaluation'))) if reqs else {}
+                if per_question:      # one constrained request per checklist item: a list of responses
+                    keys += [((it.item_id, c, dr), k) for k in range(len(cl['questions']))]
+                    reqs += [evaluation_request(judge, c, [q], text, shown, language, definitions, max_tokens, one=True) for q in cl['questions']]
+                else:
+                    keys.append(((it.item_id, c, dr), None))
+                    reqs.append(evaluation_request(judge, c, cl['questions'], text, shown, language, definitions, max_tokens))
+    out = {}
+    for (key, k), r in zip(keys, judge.generate(reqs, desc='keypoint: evaluation') if reqs else []):
+        if k is None: out[key] = r
+        else: out.setdefault(key, []).append(r)
+    return out
 
 def _direction_answers(cl:dict, r, c:str, dr:str, base:dict) -> tuple[list[Answer], float|None]:
     "The answers of one item to one checklist, and the share of key points present (None: no checklist or nothing readable)."
     if cl['status'] != 'ok':
         return [make_answer(cl['_response'], value=None, status=f"no checklist: {cl['status']}", dimension=c, sub_dimension=dr,
                             question_id=f'{dr}:checklist', meta={'checklist_id': cl['id'], 'stage': 'generate'}, **base)], None
+    if isinstance(r, list):     # per question: each reply is one constrained word
+        vals = [(None, f'judge error: {x.error}') if x.error else (_verdict(x.text), 'ok') for x in r]
+        out = [make_answer(x, value=v, status='ok' if v is not None else (why if why != 'ok' else f'not yes or no: {x.text!r}'),
+                           dimension=c, sub_dimension=dr, question_id=f'{dr}:{k}',
+                           meta={'question': q, 'checklist_id': cl['id'], 'stage': 'evaluate', 'answers': 'per_question'}, **base)
+               for k, (q, x, (v, why)) in enumerate(zip(cl['questions'], r, vals), 1)]
+        got = [a.value for a in out if a.ok]
+        return out, (sum(got)/len(got) if got else None)
     parsed = parse_checklist_answers(None if r.error else r.text, len(cl['questions']))
     out = [make_answer(r, value=v, status=why if v is None else 'ok', dimension=c, sub_dimension=dr, question_id=f'{dr}:{k}',
                        meta={'question': q, 'checklist_id': cl['id'], 'stage': 'evaluate'}, **base)
@@ -372,25 +394,28 @@ def _score_items(items, judge, dimensions, lists, plan, resps, criteria, directi
 
 @register_method('keypoint', options=KeypointOptions)
 def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], mode:str='auto', criteria=None, language:str='auto',
-                 definitions=None, reference_field:str='auto', task:str|None=None, max_tokens:int|None=None) -> MethodResult:
+                 definitions=None, reference_field:str='auto', task:str|None=None, max_tokens:int|None=None, answers:str='list') -> MethodResult:
     "Check-Eval on `items` with `judge`: checklist generation and evaluation, scores per the `mode` variant."
     items = list(items)
     benchmark = items[0].benchmark if items else ''
-    given = dict(mode=mode, criteria=criteria, language=language, definitions=definitions, reference_field=reference_field, task=task, max_tokens=max_tokens)
+    given = dict(mode=mode, criteria=criteria, language=language, definitions=definitions, reference_field=reference_field, task=task,
+                 max_tokens=max_tokens, answers=answers)
     variant = variant_name({k: v for k, v in given.items() if v != KeypointOptions.model_fields[k].default})
     cfg = resolve_options(benchmark, dimensions, mode=mode, criteria=criteria, language=language, definitions=definitions)
     mode, lang, crit = cfg['mode'], cfg['language'], cfg['criteria']
+    if answers == 'per_question' and lang != 'en': raise ValueError(f"answers='per_question' needs the English templates, not language={lang!r}")
     defs = {c: v[1] for c, v in cfg['definitions'].items()}
     used_field = reference_field_for(benchmark, reference_field)   # checks the name; `auto` falls back to the reference without a source
     directions = MODES[mode]
     lists, plan = _plan_checklists(items, crit, directions, reference_field, lang)
     _generate_checklists(judge, lists, lang, defs, task, max_tokens or 1024)
-    resps = _evaluate_checklists(judge, items, lists, plan, crit, directions, reference_field, lang, defs, max_tokens or 512)
+    resps = _evaluate_checklists(judge, items, lists, plan, crit, directions, reference_field, lang, defs, max_tokens or 512,
+                                 per_question=answers == 'per_question')
     answers, judgments = _score_items(items, judge, dimensions, lists, plan, resps, crit, directions, mode, variant)
     for cl in lists.values(): cl.pop('_response', None)
     artifacts = {'checklists': list(lists.values()),
                  'config': {'mode': mode, 'language': lang, 'criteria': crit, 'definitions': defs, 'reference_field': reference_field,
-                            'reference_text': used_field, 'directions': list(directions)}}
+                            'reference_text': used_field, 'directions': list(directions), 'answers': answers}}
     return MethodResult(answers=answers, judgments=judgments, artifacts=artifacts)
 
 # %% ../../nbs/14_keypoint.ipynb #2e359dd2
