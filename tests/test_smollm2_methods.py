@@ -89,3 +89,15 @@ def test_interacteval_released_checklist(judge, tmp_path):
     "InteractEval with the released checklist: the model's answers to its questions parse."
     res, parsed = run('interacteval', 'summeval', judge, tmp_path, ['coherence'], sample_unit='items')
     assert parsed
+
+
+@pytest.mark.parametrize('method,options', [('seal', {'verdicts': 'per_unit', 'max_tokens': 60}),
+                                            ('keypoint', {'answers': 'per_question', 'max_tokens': 120}),
+                                            ('interacteval', {'answers': 'per_question', 'sample_unit': 'items'})])
+def test_weak_judge_forms_parse(judge, tmp_path, method, options):
+    """The weak-judge forms (one request per unit or question, the reply constrained to one token): every answer the
+    model gives is read as a 0/1 decision, so the method's items get scores where the one-reply lists gave none."""
+    res, parsed = run(method, 'summeval', judge, tmp_path, ['coherence'], **options)
+    asked = [a for a in res.answers if a.meta.get('stage') in ('verify', 'evaluate') or method == 'interacteval']
+    assert asked and all(a.value in (0.0, 1.0) for a in asked), [a.status for a in asked if a.value is None][:3]
+    assert all(j.score is not None for j in res.judgments if j.dimension == 'coherence')
