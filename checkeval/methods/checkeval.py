@@ -154,10 +154,12 @@ def question_groups(cl:Checklist, granularity:str='sub_dimension') -> list[tuple
     raise ValueError(f"granularity must be 'sub_dimension', 'dimension' or 'question', not {granularity!r}")
 
 def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], granularity:str='sub_dimension', max_tokens:int=200,
-                       temperature:float=0.0, seed:int|None=None, logprobs:bool=False, template:str='checkeval/evaluate') -> list[tuple[dict, Any]]:
-    "(key, JudgeRequest) for every item × dimension × question group."
+                       temperature:float=0.0, seed:int|None=None, logprobs:bool=False, template:str='checkeval/evaluate',
+                       choices:bool=False) -> list[tuple[dict, Any]]:
+    "(key, JudgeRequest) for every item × dimension × question group; `choices`: one-question replies constrained to one token, yes or no."
     from checkeval.prompts import render
-    from checkeval.judges import JudgeRequest
+    from checkeval.judges import JudgeRequest, Constraint
+    if choices and granularity != 'question': raise ValueError("answer='choices' needs granularity='question' (one question per request)")
     out = []
     for it in items:
         t = benchmark_task(it.benchmark)
@@ -165,8 +167,9 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
             for gi, (sub, qs) in enumerate(question_groups(cl, granularity)):
                 msgs = render(template, task=t['task'], target=t['target'], inputs=item_inputs(it), dimension=d,
                               definition=cl.dimension.definition, questions=[q.text for q in qs])
-                req = JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature, seed=seed,
-                                   logprobs=logprobs, top_logprobs=5 if logprobs else None)
+                req = JudgeRequest(messages=msgs, max_tokens=1 if choices else max_tokens, temperature=temperature, seed=seed,
+                                   logprobs=logprobs, top_logprobs=5 if logprobs else None,
+                                   constraint=Constraint(choices=['yes', 'no']) if choices else None)
                 out.append(({'item': it, 'dimension': d, 'sub_dimension': sub, 'questions': qs, 'group': gi}, req))
     return out
 
@@ -212,6 +215,7 @@ class CheckEvalOptions(MethodOptions):
     temperature: float = Field(0.0, ge=0)
     seed: Optional[int] = None
     logprobs: Optional[bool] = None        # None: on for granularity='question' when the judge returns them
+    answer: Literal['generate', 'choices'] = 'generate'   # 'choices' (with granularity='question'): the reply constrained to yes/no
     template: str = 'checkeval/evaluate'
     n_min: PositiveInt = 2
     n_max: PositiveInt = 5
@@ -307,7 +311,7 @@ def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], b
     checklists = {d: cl for d, cl in checklists.items() if active_questions(cl)}
     if not checklists: raise DataError(f'no checklist for any of the dimensions {names}: ' + '; '.join(f'{k}: {v}' for k,v in skipped.items()))
     logprobs = o.logprobs if o.logprobs is not None else (o.granularity == 'question' and bool(getattr(judge, 'supports_logprobs', False)))
-    keyed = checklist_requests(items, checklists, o.granularity, o.max_tokens, o.temperature, o.seed, logprobs, o.template)
+    keyed = checklist_requests(items, checklists, o.granularity, o.max_tokens, o.temperature, o.seed, logprobs, o.template, o.answer == 'choices')
     answers = answers_from_responses(keyed, judge.generate([r for _, r in keyed], desc=f'checkeval {benchmark}'), judge.name, 'checkeval', 'default')
     judgments = floor_judgments(yes_ratio_judgments(answers, n_questions={d: len(active_questions(cl)) for d, cl in checklists.items()}), o.min_answered)
     artifacts.update({'checklists': {d: checklist_to_dict(cl) for d, cl in checklists.items()},
