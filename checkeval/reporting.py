@@ -211,9 +211,10 @@ def judges_note(judges, groups:dict|None=None) -> str:
     return s
 
 # %% ../nbs/30_reporting.ipynb #cf53d7ad
-def parse_rates(root=None, exclude:Sequence[str]=('tiny',), top:int=3, runs:Sequence|None=None) -> pd.DataFrame:
-    """Per method × benchmark × judge: answers asked, parsed (with a value), the rate and the top failure reasons; `runs`:
-    only these run folders (the reproduction passes its grid's, so runs of points no longer in the grid do not count)."""
+def parse_rates(root=None, exclude:Sequence[str]=('tiny',), top:int=3, runs:Sequence|None=None, by_variant:bool=False) -> pd.DataFrame:
+    """Per method × benchmark × judge (× variant when `by_variant`): answers asked, parsed (with a value), the rate and the top
+    failure reasons; `runs`: only these run folders (the reproduction passes its grid's, so runs of points no longer in the
+    grid do not count)."""
     from collections import Counter
     keep = None if runs is None else {Path(p).resolve() for p in runs}
     rows = []
@@ -221,14 +222,15 @@ def parse_rates(root=None, exclude:Sequence[str]=('tiny',), top:int=3, runs:Sequ
         f = Path(r.path)/'answers.jsonl'
         if r.judge in exclude or not f.exists() or (keep is not None and Path(r.path).resolve() not in keep): continue
         for a in read_jsonl(f):
-            rows.append(dict(method=r.method, benchmark=r.benchmark, judge=r.judge, ok=a.get('status') == 'ok' and a.get('value') is not None,
+            rows.append(dict(method=r.method, benchmark=r.benchmark, judge=r.judge, variant=r.variant, ok=a.get('status') == 'ok' and a.get('value') is not None,
                              status=a.get('status')))
-    cols = ['method', 'benchmark', 'judge', 'answers', 'parsed', 'rate', 'top_failure_reasons']
+    keys = ['method', 'benchmark', 'judge'] + (['variant'] if by_variant else [])
+    cols = keys + ['answers', 'parsed', 'rate', 'top_failure_reasons']
     if not rows: return pd.DataFrame(columns=cols)
     out = []
-    for (m, b, j), g in pd.DataFrame(rows).groupby(['method', 'benchmark', 'judge'], sort=True):
+    for k, g in pd.DataFrame(rows).groupby(keys, sort=True):
         reasons = Counter(g.status[~g.ok])
-        out.append(dict(method=m, benchmark=b, judge=j, answers=len(g), parsed=int(g.ok.sum()), rate=round(float(g.ok.mean()), 4),
+        out.append(dict(zip(keys, k), answers=len(g), parsed=int(g.ok.sum()), rate=round(float(g.ok.mean()), 4),
                         top_failure_reasons='; '.join(f'{k} ({v})' for k, v in reasons.most_common(top))))
     return pd.DataFrame(out, columns=cols)
 

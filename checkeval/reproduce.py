@@ -65,11 +65,17 @@ def step_papers(force:bool=False, **kw):
 # %% ../nbs/31_reproduce.ipynb #996b6cab
 def step_parse_rates(**kw):
     "figures/tables/parse_rates.csv|md: how often each real judge's replies could be read, per method × benchmark."
-    df = parse_rates(runs=[d for p in load_grid() for d in point_outputs(p)])   # the grid's points only, as a fresh clone has them
+    grid_runs = [d for p in load_grid() for d in point_outputs(p)]   # the grid's points only, as a fresh clone has them
+    df = parse_rates(runs=grid_runs)
     if df.empty: print('[reproduce] parse rates: no run of a real judge yet (tiny builds no table)', flush=True); return []
+    weak = 'smollm2 is a small local judge (SmolLM2-135M-Instruct): real model output, a weak evaluator.'
     return [write_table(df, 'parse_rates', title='Parse rates of the judges (answers with a value / answers asked)',
-                        note='One row per method × benchmark × judge over the runs of the grid\'s points; failure reasons are the answers\' statuses. '
-                             'smollm2 is a small local judge (SmolLM2-135M-Instruct): real model output, a weak evaluator.')]
+                        note='One row per method × benchmark × judge over the runs of the grid\'s points (every variant together; '
+                             'parse_rates_by_variant splits them); failure reasons are the answers\' statuses. ' + weak),
+            write_table(parse_rates(runs=grid_runs, by_variant=True), 'parse_rates_by_variant',
+                        title='Parse rates of the judges per run variant (answers with a value / answers asked)',
+                        note='One row per method × benchmark × judge × variant over the runs of the grid\'s points: the paper-form run '
+                             'beside its weak-judge forms (verdicts=per_unit, answers=per_question, answer=choices). ' + weak)]
 
 # %% ../nbs/31_reproduce.ipynb #a08cead5
 def step_index(**kw):
