@@ -17,10 +17,10 @@ from .reproduce import EXTRA_STEPS, STEPS, reproduce
 from .runs import check_options, evaluate, list_methods
 
 # %% auto #0
-__all__ = ['DEFAULT_MAX_FAILURE_RATE', 'UsageError', 'is_user_error', 'error_line', 'method_names', 'benchmark_names',
-           'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data', 'defects_line',
-           'cmd_settings', 'confirm_paid', 'run_outcome', 'cmd_evaluate', 'cmd_reproduce', 'cmd_build_checklists',
-           'positive_int', 'failure_rate', 'Parser', 'build_parser', 'main']
+__all__ = ['DEFAULT_MAX_FAILURE_RATE', 'WEAK_JUDGE_FORMS', 'UsageError', 'is_user_error', 'error_line', 'method_names',
+           'benchmark_names', 'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data',
+           'defects_line', 'cmd_settings', 'confirm_paid', 'run_outcome', 'weak_form_hint', 'cmd_evaluate',
+           'cmd_reproduce', 'cmd_build_checklists', 'positive_int', 'failure_rate', 'Parser', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #8a2963fe
 class UsageError(ValueError): "A command line that asks for something that does not exist or cannot be done as asked."
@@ -186,6 +186,18 @@ def run_outcome(summary:dict, max_failure_rate:float=DEFAULT_MAX_FAILURE_RATE) -
     return 0, lines
 
 # %% ../nbs/90_cli.ipynb #9f7880f2
+WEAK_JUDGE_FORMS = {'seal': {'verdicts': 'per_unit'}, 'keypoint': {'answers': 'per_question'},
+                    'interacteval': {'answers': 'per_question'}, 'checkeval': {'granularity': 'question', 'answer': 'choices'}}
+
+def weak_form_hint(method:str, options:dict, summary:dict) -> str|None:
+    "A hint line when most answers were not parsed and `method` has a weak-judge form the run did not use."
+    form = WEAK_JUDGE_FORMS.get(method)
+    if not form or not summary.get('answers') or summary['parsed'] >= 0.5*summary['answers']: return None
+    if all(str(options.get(k)) == str(v) for k, v in form.items()): return None
+    return ('checkeval: hint: most replies could not be read; a judge too weak to write the list can be asked one question per request: '
+            + ' '.join(f'--option {k}={v}' for k, v in form.items()))
+
+# %% ../nbs/90_cli.ipynb #926a3c96
 def cmd_evaluate(args) -> int:
     "`checkeval evaluate`: check the names, confirm a paid judge, run, summarise."
     check_name('method', args.method, method_names())
@@ -198,7 +210,8 @@ def cmd_evaluate(args) -> int:
     info, _ = evaluate(args.method, args.benchmark, args.judge, limit=args.limit, dimensions=args.dimensions,
                        seed=args.seed, sample=args.sample, variant=args.variant, options=opts)
     rc, lines = run_outcome(info.summary, args.max_failure_rate)
-    for l in lines: print(l, file=sys.stderr)
+    hint = weak_form_hint(args.method, opts, info.summary)
+    for l in lines + ([hint] if hint else []): print(l, file=sys.stderr)
     s = info.summary
     print(json.dumps({'run': str(info.path), 'items': info.n_items, 'answers': info.n_answers, 'failed': info.n_failed,
                       'answered': s['answered'], 'parsed': s['parsed'], 'errors': s['errors'], 'error_reasons': s['error_reasons'],
