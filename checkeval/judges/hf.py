@@ -134,6 +134,22 @@ def _choice_ids(self:HFJudge, choices):
     return ids
 
 @patch
+def _choice_variants(self:HFJudge, choices, ids) -> list[list[int]]:
+    """For each choice, the vocabulary tokens that spell it up to case and surrounding space (`yes`, `Yes`, ` YES`) when the
+    choice is one token, else its first token alone: a constrained answer is the choice with the most probability mass."""
+    tok = self.tokenizer
+    if getattr(self, '_spelled', None) is None:       # every token's text, stripped and lower-cased (once per judge)
+        spelled = {}
+        for t, i in tok.get_vocab().items(): spelled.setdefault(tok.convert_tokens_to_string([t]).strip().lower(), []).append(i)
+        self._spelled = spelled
+    out = []
+    for c, i in zip(choices, ids):
+        one = tok.convert_tokens_to_string([tok.convert_ids_to_tokens(i)]).strip().lower() == c.strip().lower()
+        out.append(sorted(set(self._spelled.get(c.strip().lower(), [])) | {i}) if one else [i])
+    if len({i for v in out for i in v}) != sum(map(len, out)): raise ValueError(f'choices {choices} differ only in case or spacing')
+    return out
+
+@patch
 def _prefix_groups(self:HFJudge, seqs):
     """Group sequence indices that share a long leading prefix: [(prefix_len, [idx])].
 
@@ -250,7 +266,7 @@ def _score(self:HFJudge, reqs):
     tok = self.tokenizer
     out, ok, seqs, cids = [None]*len(reqs), [], [], []
     for i, r in enumerate(reqs):
-        try: cids.append(self._choice_ids(r.constraint.choices)); seqs.append(self.chat_ids(r.messages)); ok.append(i)
+        try: cids.append(self._choice_variants(r.constraint.choices, self._choice_ids(r.constraint.choices))); seqs.append(self.chat_ids(r.messages)); ok.append(i)
         except Exception as e: out[i] = JudgeResponse(error=f'{type(e).__name__}: {e}')
     if not ok: return out
     t0 = time.perf_counter()
@@ -259,14 +275,14 @@ def _score(self:HFJudge, reqs):
     for i, lg, ids, seq in zip(ok, logits, cids, seqs):
         r = reqs[i]
         lp = torch.log_softmax(lg, -1)
-        best = int(torch.argmax(lp[ids]))
+        best = int(torch.argmax(torch.stack([torch.logsumexp(lp[v], 0) for v in ids])))   # each choice's mass over its spellings
         tl = None
         if r.logprobs:
             # one entry per vocabulary token, always under the tokenizer's spelling of that token (`▁Yes`, `ĠYes`,
-            # `yes`): the top tokens plus each choice's (first) token, never a token under two names
+            # `yes`): the top tokens plus every spelling of each choice, never a token under two names
             k = r.top_logprobs or 5
             top = torch.topk(lp, min(k, lp.numel())).indices.tolist()
-            tids = list(dict.fromkeys(top + list(ids)))
+            tids = list(dict.fromkeys(top + [i for v in ids for i in v]))
             tl = [{t: float(lp[i]) for t, i in zip(tok.convert_ids_to_tokens(tids), tids)}]
         out[i] = JudgeResponse(text=r.constraint.choices[best], top_logprobs=tl, prompt_tokens=len(seq), completion_tokens=1,
                                finish_reason='stop', latency_s=dt, model=self.model)
