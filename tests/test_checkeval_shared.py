@@ -69,3 +69,22 @@ def test_qags_uses_the_consistency_checklist():
     j = FunctionJudge(lambda r: seen.append(r) or 'Q1: yes', name='s', progress=False)
     res = run_checkeval(it, j, [benchmark_info('qags_xsum').dimension('consistency')])
     assert res.artifacts['settings']['checklist_label'] == 'unfiltered union (29)'
+
+
+def test_per_question_filter_for_a_weak_builder(items, tmp_path):
+    "filter_form=per_question: one constrained keep/drop request per question; 'no' drops it; the label says the form."
+    asked = []
+    def keep(req):
+        asked.append(req)
+        assert req.constraint.choices == ['yes', 'no'] and req.max_tokens == 1
+        return 'no' if len(asked) % 4 == 0 else 'yes'          # drops every fourth question
+    builder = FunctionJudge(keep, name='weak', progress=False)
+    dims = [benchmark_info('summeval').dimension('coherence')]
+    res = run_checkeval(items, evaluator('a', 2), dims, builder=builder, filter=True, filter_form='per_question', checklist_dir=str(tmp_path))
+    assert len(asked) == 23 and len({x.question_id for x in res.answers}) == 23 - 5
+    assert res.artifacts['settings']['checklist_label'] == 'filtered by weak, one question at a time (no redundancy check) (18)'
+    rep = json.loads(next(tmp_path.rglob('construction.json')).read_text())['report']['coherence']
+    assert rep['status'] == 'ok' and 'redundancy not checked' in rep['form']
+    bad = FunctionJudge(lambda r: 'perhaps', name='bad', progress=False)
+    with pytest.raises(DataError, match='could not be read'):
+        run_checkeval(items, evaluator('a', 2), dims, builder=bad, filter=True, filter_form='per_question', checklist_dir=str(tmp_path / 'b'))

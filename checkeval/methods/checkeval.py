@@ -208,6 +208,7 @@ class CheckEvalOptions(MethodOptions):
     stage: str = 'all'                     # 'all' | 'seed' | 'seed+elaboration' ...
     granularity: Literal['sub_dimension', 'dimension', 'question'] = 'sub_dimension'
     filter: bool = False                   # run the LLM filter on the checklist first (a reply that cannot be read fails the run)
+    filter_form: Literal['list', 'per_question'] = 'list'   # 'per_question': one yes/no keep request per question (weak builders; no redundancy check)
     builder: Optional[str] = None          # judge role: the judge that builds and filters (None: the evaluating judge, said in the run)
     checklist_dir: Optional[str] = None    # where a built/filtered checklist is kept (default <runs>/_checklists)
     min_answered: float = Field(0.5, ge=0, le=1)   # below this share of questions answered an item has no score
@@ -241,12 +242,19 @@ def _source_checklists(benchmark:str, names:Sequence[str], o:CheckEvalOptions) -
     return out, skipped
 
 def _filter_all(benchmark:str, checklists:dict, builder, o:CheckEvalOptions) -> tuple[dict, dict]:
-    "Run the filter on every checklist; a reply that cannot be read raises (the build fails)."
-    reqs = [filter_requests(cl, benchmark_task(benchmark)['description'], [x for x in checklists if x != d], o.build_max_tokens,
-                            o.temperature, o.seed) for d, cl in checklists.items()]
+    "Run the filter on every checklist (`filter_form`: one reply per dimension, or one per question); a reply that cannot be read raises."
+    desc, others = benchmark_task(benchmark)['description'], lambda d: [x for x in checklists if x != d]
+    if o.filter_form == 'per_question':
+        reqs = {d: filter_one_requests(cl, desc, others(d), o.temperature, o.seed) for d, cl in checklists.items()}
+        flat = builder.generate([r for rs in reqs.values() for r in rs], desc='checkeval filter (per question)')
+        parts, k = {}, 0
+        for d, rs in reqs.items(): parts[d], k = flat[k:k + len(rs)], k + len(rs)
+    else:
+        reqs = [filter_requests(cl, desc, others(d), o.build_max_tokens, o.temperature, o.seed) for d, cl in checklists.items()]
+        parts = dict(zip(checklists, builder.generate(reqs, desc='checkeval filter')))
     out, rep = {}, {}
-    for (d, cl), r in zip(list(checklists.items()), builder.generate(reqs, desc='checkeval filter')):
-        out[d], rep[d] = apply_filter(cl, r)
+    for d, cl in checklists.items():
+        out[d], rep[d] = (apply_filter_one if o.filter_form == 'per_question' else apply_filter)(cl, parts[d])
         if rep[d]['status'] != 'ok':
             why = '; '.join(f['reason'] for f in rep[d]['failures'][:3])
             raise DataError(f"the filter reply of {getattr(builder, 'name', '?')} for {benchmark}/{d} could not be read ({why}): "
@@ -259,6 +267,7 @@ def shared_checklists(benchmark:str, names:Sequence[str], builder, o:CheckEvalOp
     if not source: return {}, skipped, {}
     spec = {'benchmark': benchmark, 'builder': _judge_id(builder), 'source': {d: checklist_to_dict(c) for d, c in source.items()},
             **o.model_dump(include={'checklist', 'stage', 'filter', 'n_min', 'n_max', 'build_max_tokens', 'temperature', 'seed'})}
+    if o.filter_form != 'list': spec['filter_form'] = o.filter_form      # (absent for the list form: its folders keep their names)
     folder = Path(o.checklist_dir or runs_dir()/'_checklists')/benchmark/str(spec['builder']['name'])/canonical_hash(spec)[:12]
     files = {d: folder/f'{d}.yaml' for d in source}
     if all(p.exists() for p in files.values()):
@@ -291,7 +300,8 @@ def _checklist_label(o:CheckEvalOptions, checklists:dict, builder, prov:dict) ->
     "How the tables name the questions asked: 'unfiltered union (23/29)', 'filtered by <builder> (...)', ..."
     sizes = '/'.join(str(len(active_questions(c))) for c in checklists.values())
     if o.filter or o.checklist == 'build':
-        return f"{'built and filtered' if o.checklist == 'build' else 'filtered'} by {_judge_id(builder)['name']} ({sizes})"
+        how = ', one question at a time (no redundancy check)' if o.filter and o.filter_form == 'per_question' else ''
+        return f"{'built and filtered' if o.checklist == 'build' else 'filtered'} by {_judge_id(builder)['name']}{how} ({sizes})"
     if o.checklist == 'upstream': return f"{'unfiltered union' if o.stage in ('all', 'union') else 'released ' + o.stage} ({sizes})"
     return f'{o.checklist} ({sizes})'
 

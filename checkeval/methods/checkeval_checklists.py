@@ -20,7 +20,8 @@ __all__ = ['STAGE_ORDER', 'PAPER_SIZES', 'CHECKLIST_FROM', 'BENCHMARK_TASKS', 's
            'checklist_to_dict', 'load_checklist', 'save_checklist', 'active_questions', 'project_checklist_dir',
            'project_checklist_path', 'upstream_checklist', 'upstream_size_table', 'select_stages', 'get_checklist',
            'benchmark_task', 'parse_question_list', 'parse_filter_reply', 'filter_requests', 'apply_filter',
-           'filter_checklist', 'build_checklists', 'construction_counts', 'build_main']
+           'filter_checklist', 'filter_one_requests', 'apply_filter_one', 'build_checklists', 'construction_counts',
+           'build_main']
 
 # %% ../../nbs/10a_checkeval_checklists.ipynb #a8e90669
 _MD = re.compile(r'\*\*|__|\*|`+|~~')   # markdown emphasis, dropped before reading a reply
@@ -367,6 +368,35 @@ def filter_checklist(cl:Checklist, judge, benchmark:str|None=None, other_dimensi
     req = filter_requests(cl, benchmark_task(benchmark or cl.benchmark)['description'], other_dimensions, **kw)
     resp = judge.generate([req], desc=f'checkeval filter {cl.dimension.name}')[0]
     return apply_filter(cl, resp)
+
+# %% ../../nbs/10a_checkeval_checklists.ipynb #984b390c
+def filter_one_requests(cl:Checklist, benchmark_description:str='', other_dimensions:Sequence[str]=(), temperature:float=0.0,
+                        seed:int|None=None, template:str='checkeval/filter_one') -> list:
+    "One keep/drop request per active question of `cl`, the reply constrained to yes or no."
+    from checkeval.prompts import render
+    from checkeval.judges import Constraint
+    out = []
+    for q in active_questions(cl):
+        msgs = render(template, benchmark_description=benchmark_description, dimension=cl.dimension.name, definition=cl.dimension.definition,
+                      other_dimensions=list(other_dimensions), question=q.text)
+        r = _request(msgs, 1, temperature, seed, stage='filter', dimension=cl.dimension.name, question_id=q.id)
+        out.append(r.model_copy(update={'constraint': Constraint(choices=['yes', 'no']), 'logprobs': True, 'top_logprobs': 5}))
+    return out
+
+def apply_filter_one(cl:Checklist, responses) -> tuple[Checklist, dict]:
+    "Mark the questions answered 'no' as `removed`; any reply other than yes/no fails the filter (nothing removed)."
+    active, fails, drop = active_questions(cl), [], set()
+    for q, r in zip(active, responses):
+        word = None if getattr(r, 'error', None) else (r.text or '').strip().lower()
+        if word == 'no': drop.add(q.id)
+        elif word != 'yes': fails.append({'question_id': q.id, 'reason': f'judge error: {r.error}' if r.error else f'not yes or no: {r.text!r}'})
+    status = 'ok' if not fails and len(drop) < len(active) else 'failed'
+    if status == 'failed' and not fails: fails = [{'reason': 'every question dropped'}]
+    qs = [q.model_copy(update={'stage': 'removed', 'meta': {**q.meta, 'origin_stage': q.stage, 'removed_by': 'filter'}})
+          if status == 'ok' and q.id in drop else q for q in cl.questions]
+    out = cl.model_copy(update={'questions': qs, 'meta': {**cl.meta, 'filter_status': status, 'filter_form': 'per_question'}})
+    return out, {'status': status, 'form': 'per_question (redundancy not checked)', 'failures': fails,
+                 'kept': [q.id for q in active_questions(out)], 'removed': sorted(drop) if status == 'ok' else []}
 
 # %% ../../nbs/10a_checkeval_checklists.ipynb #7443656a
 def build_checklists(benchmark:str, dimensions:Sequence[str], judge, seeds:str|dict|None='project', n_min:int=2, n_max:int=5,
