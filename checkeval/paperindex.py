@@ -159,7 +159,7 @@ def _built_status(item:dict, files:list[Path], waits:str, needs:dict) -> tuple[s
         st = '; '.join(f"produced by {j} on {ns[j]} items" if ns[j] else f"produced by {j} (n not recorded)" for j in small)
         what = ', '.join(SMALL_LOCAL.get(j, f'{j}, a small local judge') for j in small)
         return st, f"The output of {what}: real model output on a small seeded sample, not the paper's result.{lex}{more}{todo}"
-    if judges: return 'plumbing only', f'LLM rows from the random-weight tiny judge on a small sample: they prove the pipeline, not results.{lex}{more}{todo}'
+    if judges: return 'not built (tiny judge only)', f'the only LLM rows come from the random-weight tiny judge, which builds no table: rerun the grid with smollm2.{lex}{more}{todo}'
     if waits: return 'partly reproduced (no judge yet)', f'the judge-free rows (lexical baselines) are computed;{more}'
     return 'reproduced from recorded data', item.get('source', source or '')
 
@@ -184,7 +184,6 @@ def item_status(item:dict, presets:dict, estimate:bool=True, notes=None, root=No
 LEGEND = ('Statuses: *reproduced from recorded data* (released judgments or human annotations, no judge run here) · '
           '*produced by judge X* · *produced by smollm2 on n items* (the built-in SmolLM2-135M-Instruct, a 135M small local judge, '
           "on a small seeded sample: real model output, not the paper's result; the details name the judges it waits for) · "
-          '*plumbing only* (the random-weight tiny judge: the path works, the numbers mean nothing) · '
           '*waits for judges* (which, the command, the estimated cost in the notes) · *not reproducible* (why) · '
           '*…; differs from the paper* (how it differs).')
 
