@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/judges_hf.html.md"""
 
 # %% ../../nbs/03e_judges_hf.ipynb #ad1677d4
 from __future__ import annotations
-import contextlib, hashlib, threading, time
+import contextlib, hashlib, json, threading, time
 from pathlib import Path
 from typing import Sequence
 from fastcore.basics import patch
@@ -318,6 +318,59 @@ def _suppressed(self:HFJudge) -> list[int]:
     return sorted(i for i in special if i != tok.eos_token_id)
 
 # %% ../../nbs/03e_judges_hf.ipynb #ae1c509f
+def _schema_of(r:JudgeRequest) -> dict|None:
+    "The JSON schema a request's reply must follow, if any."
+    c = r.constraint
+    return c.json_schema if c is not None and c.json_schema is not None else None
+
+@patch
+def _grammar(self:HFJudge, schema:dict):
+    "`schema` compiled against this judge's vocabulary (compact JSON; cached per schema)."
+    import xgrammar as xgr
+    if getattr(self, '_xgr', None) is None:
+        model, tok = self._loaded()
+        self._xgr = (xgr.GrammarCompiler(xgr.TokenizerInfo.from_huggingface(tok, vocab_size=model.config.vocab_size)), {})
+    compiler, done = self._xgr
+    key = json.dumps(schema, sort_keys=True)
+    if key not in done: done[key] = compiler.compile_json_schema(key, any_whitespace=False)
+    return done[key]
+
+# %% ../../nbs/03e_judges_hf.ipynb #4bef300b
+@patch
+def _held(self:HFJudge, reqs:list[JudgeRequest]) -> list|None:
+    "For each request carrying a JSON schema, [matcher, tokens it has read] (None for the others); None when none does."
+    if not self.supports_json_schema or not any(_schema_of(r) for r in reqs): return None
+    import xgrammar as xgr
+    return [[xgr.GrammarMatcher(self._grammar(s)), 0] if (s := _schema_of(r)) is not None else None for r in reqs]
+
+@patch
+def _allow(self:HFJudge, logits, held:list|None, new:list[list[int]]):
+    """In place: each row held to a schema (`held`, aligned with the rows of `logits`) first reads the tokens of its reply
+    `new` it has not read, then keeps only the logits of the tokens that may come next."""
+    if held is None or all(h is None for h in held): return logits
+    import xgrammar as xgr
+    rows = [k for k, h in enumerate(held) if h is not None and not h[0].is_terminated()]   # model.generate pads ended rows
+    if not rows: return logits
+    mask = xgr.allocate_token_bitmask(len(held), logits.shape[-1])
+    for k in rows:
+        m, n = held[k]
+        for t in new[k][n:]:
+            if m.is_terminated(): break                       # the end-of-sequence token read; what follows is padding
+            if not m.accept_token(t): raise RuntimeError(f'token {t} is not allowed by the reply schema')
+        held[k][1] = len(new[k])
+        if not m.is_terminated(): m.fill_next_token_bitmask(mask, k)
+    xgr.apply_token_bitmask_inplace(logits, mask, indices=rows)
+    return logits
+
+# %% ../../nbs/03e_judges_hf.ipynb #73d8e28c
+def _schema_processor(judge:HFJudge, held:list, L:int):
+    "`judge._allow` as a logits processor of `model.generate` (prompts left-padded to `L` columns; sampled requests too)."
+    from transformers import LogitsProcessor, LogitsProcessorList
+    class _Schema(LogitsProcessor):
+        def __call__(self, input_ids, scores): return judge._allow(scores, held, input_ids[:, L:].tolist())
+    return LogitsProcessorList([_Schema()])
+
+# %% ../../nbs/03e_judges_hf.ipynb #249a494b
 @patch
 def _generate(self:HFJudge, reqs, sample=False, seqs=None):
     import torch
@@ -330,6 +383,7 @@ def _generate(self:HFJudge, reqs, sample=False, seqs=None):
     kw = dict(max_new_tokens=max(self._limit(r) for r in reqs), eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
               output_scores=need_lp, return_dict_in_generate=True)
     if self.suppress_special: kw['suppress_tokens'] = self._suppressed()   # never chat markers or padding mid-answer
+    if (held := self._held(reqs)) is not None: kw['logits_processor'] = _schema_processor(self, held, L)
     t0 = time.perf_counter()
     with torch.no_grad(), torch.random.fork_rng(devices=[]):
         if sample:
@@ -370,10 +424,12 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
     model, tok = self._loaded()
     limits, eos, banned = [self._limit(r) for r in reqs], tok.eos_token_id, self._suppressed()
     new, scores = [[] for _ in reqs], [[] if r.logprobs else None for r in reqs]
+    held = self._held(reqs)                           # JSON-schema matchers of the rows (None: no row has one)
     live = list(range(len(reqs)))                     # request index of each row still in the batch
     with torch.no_grad():
         while True:
             if banned: logits[:, banned] = -float('inf')
+            self._allow(logits, held and [held[j] for j in live], [new[j] for j in live])
             nxt, keep = logits.argmax(-1), []
             for row, j in enumerate(live):
                 new[j].append(int(nxt[row]))

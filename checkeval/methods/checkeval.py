@@ -250,7 +250,8 @@ def _filter_all(benchmark:str, checklists:dict, builder, o:CheckEvalOptions) -> 
         parts, k = {}, 0
         for d, rs in reqs.items(): parts[d], k = flat[k:k + len(rs)], k + len(rs)
     else:
-        reqs = [filter_requests(cl, desc, others(d), o.build_max_tokens, o.temperature, o.seed) for d, cl in checklists.items()]
+        js = bool(getattr(builder, 'supports_json_schema', False))    # the reply held to the pool's questions where the backend can
+        reqs = [filter_requests(cl, desc, others(d), o.build_max_tokens, o.temperature, o.seed, json_schema=js) for d, cl in checklists.items()]
         parts = dict(zip(checklists, builder.generate(reqs, desc='checkeval filter')))
     out, rep = {}, {}
     for d, cl in checklists.items():

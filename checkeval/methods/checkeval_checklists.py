@@ -19,9 +19,9 @@ from ..parsing import extract_json
 __all__ = ['STAGE_ORDER', 'PAPER_SIZES', 'CHECKLIST_FROM', 'BENCHMARK_TASKS', 'split_questions', 'checklist_from_dict',
            'checklist_to_dict', 'load_checklist', 'save_checklist', 'active_questions', 'project_checklist_dir',
            'project_checklist_path', 'upstream_checklist', 'upstream_size_table', 'select_stages', 'get_checklist',
-           'benchmark_task', 'parse_question_list', 'parse_filter_reply', 'filter_requests', 'apply_filter',
-           'filter_checklist', 'filter_one_requests', 'apply_filter_one', 'build_checklists', 'construction_counts',
-           'build_main']
+           'benchmark_task', 'parse_question_list', 'parse_filter_reply', 'filter_schema', 'filter_requests',
+           'apply_filter', 'filter_checklist', 'filter_one_requests', 'apply_filter_one', 'build_checklists',
+           'construction_counts', 'build_main']
 
 # %% ../../nbs/10a_checkeval_checklists.ipynb #a8e90669
 _MD = re.compile(r'\*\*|__|\*|`+|~~')   # markdown emphasis, dropped before reading a reply
@@ -312,9 +312,10 @@ def parse_filter_reply(text:str|None, pool:Sequence[Question]) -> tuple[set[str]
 def _seed_map(cl:Checklist) -> dict[str, list[str]]:
     return {name: [q.text for q in qs] for name,qs in cl.sub_dimensions.items()}
 
-def _request(messages, max_tokens, temperature, seed, **meta):
-    from checkeval.judges import JudgeRequest
-    return JudgeRequest(messages=messages, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta)
+def _request(messages, max_tokens, temperature, seed, schema:dict|None=None, **meta):
+    from checkeval.judges import JudgeRequest, Constraint
+    return JudgeRequest(messages=messages, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta,
+                        constraint=Constraint(json_schema=schema) if schema is not None else None)
 
 def _pool_checklist(seed_cl:Checklist, div:dict, elab:dict) -> Checklist:
     "Seed + diversified + elaborated questions, de-duplicated in that order, with provenance."
@@ -337,14 +338,21 @@ def _pool_checklist(seed_cl:Checklist, div:dict, elab:dict) -> Checklist:
     qs.sort(key=lambda q: (subs.index(q.sub_dimension) if q.sub_dimension in subs else len(subs), int(q.id.split('-')[-1])))
     return Checklist(dimension=seed_cl.dimension, questions=qs, benchmark=seed_cl.benchmark, source='checkeval construction pool')
 
+def filter_schema(cl:Checklist) -> dict:
+    "JSON schema of a filter reply: every sub-dimension a key, its list made of that sub-dimension's questions, word for word."
+    pool = {name: [q.text for q in qs] for name, qs in select_stages(cl).sub_dimensions.items()}
+    kept = lambda qs: {'type': 'array', 'maxItems': len(qs)} | ({'items': {'type': 'string', 'enum': qs}} if qs else {})
+    return {'type': 'object', 'additionalProperties': False, 'required': list(pool), 'properties': {k: kept(v) for k, v in pool.items()}}
+
 def filter_requests(cl:Checklist, benchmark_description:str='', other_dimensions:Sequence[str]=(), max_tokens:int=2048,
-                    temperature:float=0.0, seed:int|None=None, template:str='checkeval/filter'):
-    "The filter request for checklist `cl` (one per dimension)."
+                    temperature:float=0.0, seed:int|None=None, template:str='checkeval/filter', json_schema:bool=False):
+    "The filter request for checklist `cl` (one per dimension); `json_schema`: the reply held to `filter_schema` (backends that enforce one)."
     from checkeval.prompts import render
     pool = {name: [q.text for q in qs] for name,qs in select_stages(cl).sub_dimensions.items()}
     msgs = render(template, benchmark_description=benchmark_description, dimension=cl.dimension.name,
                   definition=cl.dimension.definition, other_dimensions=list(other_dimensions), pool=pool)
-    return _request(msgs, max_tokens, temperature, seed, stage='filter', dimension=cl.dimension.name)
+    return _request(msgs, max_tokens, temperature, seed, schema=filter_schema(cl) if json_schema else None,
+                    stage='filter', dimension=cl.dimension.name)
 
 def apply_filter(cl:Checklist, response) -> tuple[Checklist, dict]:
     "Mark the questions the filter dropped as `removed` (all kept when the reply is unusable); returns (checklist, report)."
@@ -365,6 +373,7 @@ def apply_filter(cl:Checklist, response) -> tuple[Checklist, dict]:
 
 def filter_checklist(cl:Checklist, judge, benchmark:str|None=None, other_dimensions:Sequence[str]=(), **kw) -> tuple[Checklist, dict]:
     "Run the LLM filter on one checklist (e.g. the upstream union) with `judge`."
+    kw.setdefault('json_schema', bool(getattr(judge, 'supports_json_schema', False)))
     req = filter_requests(cl, benchmark_task(benchmark or cl.benchmark)['description'], other_dimensions, **kw)
     resp = judge.generate([req], desc=f'checkeval filter {cl.dimension.name}')[0]
     return apply_filter(cl, resp)
@@ -429,7 +438,8 @@ def build_checklists(benchmark:str, dimensions:Sequence[str], judge, seeds:str|d
         rep['pool'] = checklist_to_dict(pools[d])
         report['dimensions'][d] = rep
     others = list(dimensions)
-    freqs = [filter_requests(pools[d], desc, [o for o in others if o != d], max_tokens, temperature, seed) for d in dimensions]
+    js = bool(getattr(judge, 'supports_json_schema', False))
+    freqs = [filter_requests(pools[d], desc, [o for o in others if o != d], max_tokens, temperature, seed, json_schema=js) for d in dimensions]
     fresps = judge.generate(freqs, desc='checkeval filter')
     finals = {}
     for d, r in zip(dimensions, fresps):

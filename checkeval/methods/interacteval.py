@@ -329,7 +329,7 @@ def evaluation_request(judge, dimension:str, rubric:str, questions:Sequence[str]
     if one: return JudgeRequest(messages=msgs, max_tokens=1, temperature=0.0, constraint=Constraint(choices=['yes', 'no']), logprobs=True,
                                 top_logprobs=5, meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': 1})
     json_reply = bool(getattr(judge, 'supports_json_schema', False))
-    return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, answers_schema('en')),
+    return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, answers_schema('en', len(questions))),
                         meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': len(questions),
                               'placeholder': placeholder_answers(len(questions), json_reply)})
 

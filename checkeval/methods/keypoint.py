@@ -16,11 +16,12 @@ from ..runs import MethodOptions, MethodResult, make_answer, register_method, va
 from ..parsing import extract_json
 
 # %% auto #0
-__all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'CHECKLIST_SCHEMA', 'PLACEHOLDER_QUESTIONS', 'MODES', 'PAPER_MODE',
-           'PAPER_LANGUAGE', 'PAPER_REFERENCE_FIELD', 'criterion_definitions', 'answers_schema', 'ReplyError',
-           'parse_checklist', 'parse_checklist_answers', 'placeholder_checklist', 'placeholder_answers',
-           'checklist_request', 'evaluation_request', 'f1_score', 'check_eval_prompt', 'reference_field_for',
-           'resolve_options', 'KeypointOptions', 'run_keypoint', 'scores_from_judgments']
+__all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'CHECKLIST_QUESTION', 'CHECKLIST_MAX_ITEMS', 'CHECKLIST_SCHEMA',
+           'PLACEHOLDER_QUESTIONS', 'MODES', 'PAPER_MODE', 'PAPER_LANGUAGE', 'PAPER_REFERENCE_FIELD',
+           'criterion_definitions', 'answers_schema', 'ReplyError', 'parse_checklist', 'parse_checklist_answers',
+           'placeholder_checklist', 'placeholder_answers', 'checklist_request', 'evaluation_request', 'f1_score',
+           'check_eval_prompt', 'reference_field_for', 'resolve_options', 'KeypointOptions', 'run_keypoint',
+           'scores_from_judgments']
 
 # %% ../../nbs/14_keypoint.ipynb #09e4681b
 CRITERIA = {
@@ -60,18 +61,23 @@ def criterion_definitions(language:str='en', definitions:dict|None=None) -> dict
     return res
 
 # %% ../../nbs/14_keypoint.ipynb #5e8ad5de
+CHECKLIST_QUESTION = r'^[^?\n]+\?$'   # one line ending with its only question mark
+CHECKLIST_MAX_ITEMS = 15              # a bound so that a judge repeating itself under an enforced schema ends its list
 CHECKLIST_SCHEMA = {'type': 'object', 'additionalProperties': False, 'required': ['items'],
-                    'properties': {'items': {'type': 'array', 'minItems': 1, 'items': {'type': 'string'}}}}
+                    'properties': {'items': {'type': 'array', 'minItems': 1, 'maxItems': CHECKLIST_MAX_ITEMS,
+                                             'items': {'type': 'string', 'pattern': CHECKLIST_QUESTION}}}}
 
 _VERDICTS = {'en': ('yes', 'no'), 'pt': ('sim', 'não')}
 
-def answers_schema(language:str='en') -> dict:
-    "JSON schema of an evaluation reply: one {id, answer} per checklist item."
+def answers_schema(language:str='en', n:int|None=None) -> dict:
+    """JSON schema of an evaluation reply: one {id, answer} per checklist item. With `n` (the checklist's length) the
+    reply holds exactly `n` answers with ids 1..n, so that a backend enforcing the schema cannot stop early or invent ids."""
     yes, no = _VERDICTS[language]
+    ident = {'type': 'integer'} if n is None else {'type': 'integer', 'enum': list(range(1, n + 1))}
     item = {'type': 'object', 'additionalProperties': False, 'required': ['id', 'answer'],
-            'properties': {'id': {'type': 'integer'}, 'answer': {'type': 'string', 'enum': [yes, no]}}}
-    return {'type': 'object', 'additionalProperties': False, 'required': ['answers'],
-            'properties': {'answers': {'type': 'array', 'items': item}}}
+            'properties': {'id': ident, 'answer': {'type': 'string', 'enum': [yes, no]}}}
+    answers = {'type': 'array', 'items': item} | ({} if n is None else {'minItems': n, 'maxItems': n})
+    return {'type': 'object', 'additionalProperties': False, 'required': ['answers'], 'properties': {'answers': answers}}
 
 class ReplyError(ValueError):
     "A judge reply that cannot be read; the message is the reason recorded with the failure."
@@ -214,7 +220,7 @@ def evaluation_request(judge, criterion:str, checklist:Sequence[str], text:str, 
         return JudgeRequest(messages=msgs, max_tokens=1, temperature=temperature, constraint=Constraint(choices=['yes', 'no']),
                             logprobs=True, top_logprobs=5, meta={'method': 'keypoint', 'stage': 'evaluate', 'n_questions': 1})
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
-                        constraint=_schema_constraint(judge, answers_schema(language)),
+                        constraint=_schema_constraint(judge, answers_schema(language, len(checklist))),
                         meta={'method': 'keypoint', 'stage': 'evaluate', 'n_questions': len(checklist),
                               'placeholder': placeholder_answers(len(checklist), _json_reply(judge), language)})
 
