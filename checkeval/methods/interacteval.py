@@ -19,13 +19,13 @@ from .keypoint import ReplyError, _schema_constraint, _verdict, parse_checklist_
 from ..parsing import extract_json
 
 # %% auto #0
-__all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'CONSTRUCTION_SCHEMAS', 'CONSTRUCTION_STAGES',
-           'interacteval_files', 'interacteval_prompt', 'bullet_lines', 'upstream_rubric', 'upstream_attributes',
-           'upstream_checklist', 'upstream_samples', 'parse_attributes', 'think_aloud_request', 'think_aloud',
-           'load_human_attributes', 'pool_attributes', 'parse_stage', 'placeholder_reply', 'build_checklist',
-           'evaluation_request', 'parse_evaluation', 'stratified_sample', 'document_sample', 'benchmark_ta_samples',
-           'InteractEvalOptions', 'run_interacteval', 'self_rouge_l', 'self_jaccard', 'embedding_model', 'self_cosine',
-           'attribute_diversity']
+__all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'CONSTRUCTION_SCHEMAS', 'SUB_QUESTIONS_MAX',
+           'CONSTRUCTION_STAGES', 'interacteval_files', 'interacteval_prompt', 'bullet_lines', 'upstream_rubric',
+           'upstream_attributes', 'upstream_checklist', 'upstream_samples', 'parse_attributes', 'think_aloud_request',
+           'think_aloud', 'load_human_attributes', 'pool_attributes', 'construction_schema', 'parse_stage',
+           'placeholder_reply', 'build_checklist', 'evaluation_request', 'parse_evaluation', 'stratified_sample',
+           'document_sample', 'benchmark_ta_samples', 'InteractEvalOptions', 'run_interacteval', 'self_rouge_l',
+           'self_jaccard', 'embedding_model', 'self_cosine', 'attribute_diversity']
 
 # %% ../../nbs/15_interacteval.ipynb #eb61456d
 TA_CONDITIONS = ('SL-TA', 'SH-TA', 'ML-TA', 'MH-TA', 'Comb-TA')
@@ -183,6 +183,29 @@ CONSTRUCTION_SCHEMAS = {
     'validation': _obj_schema('questions', _STR),
 }
 
+_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 80}          # a component's name
+_QUESTION = {'type': 'string', 'pattern': r'^[^?\n]+\?$'}          # one line ending with its only question mark
+SUB_QUESTIONS_MAX = 5                                                # sub-questions per component, at most
+
+def construction_schema(stage:str, ctx:dict) -> dict:
+    """The reply schema of construction step `stage`, bound by the earlier results in `ctx` (what a backend enforcing
+    schemas holds the builder to): at most K components; clusters and questions only under the extracted components;
+    attributes from the given list; one-line questions. `CONSTRUCTION_SCHEMAS` are the shapes alone."""
+    comps = list(ctx.get('components') or [])
+    comp, n = ({'type': 'string', 'enum': comps} if comps else _NAME), max(len(comps), 1)
+    few = lambda key, item, hi: {'type': 'object', 'additionalProperties': False, 'required': [key],
+                                 'properties': {key: {'type': 'array', 'minItems': 1, 'maxItems': hi, 'items': item}}}
+    if stage == 'components': return few('components', _NAME, int(ctx['k']))
+    if stage == 'clustering':
+        attrs = list(dict.fromkeys(ctx.get('attributes') or []))
+        listed = {'type': 'array', 'maxItems': len(attrs), 'items': {'type': 'string', 'enum': attrs}} if attrs else {'type': 'array', 'items': _STR}
+        return few('clusters', _pairs('component', comp, 'attributes', listed), n)
+    if stage == 'key_questions': return few('questions', _pairs('component', comp, 'question', _QUESTION), n)
+    if stage == 'sub_questions':
+        return few('sub_questions', _pairs('component', comp, 'questions', few('q', _QUESTION, SUB_QUESTIONS_MAX)['properties']['q']), n)
+    if stage != 'validation': raise ValueError(f'unknown stage {stage!r}')
+    return few('questions', _QUESTION, sum(len(g['questions']) for g in ctx.get('sub_questions') or []) or n * SUB_QUESTIONS_MAX)
+
 def _groups(obj, key:str, name:str, value:str) -> list[dict]|None:
     "[{name:..., value:...}] from {'key': [...]} or from the upstream-style {component: value} mapping."
     if isinstance(obj, dict) and isinstance(obj.get(key), list):
@@ -285,7 +308,7 @@ def build_checklist(judge, dimension:Dimension|str, attributes:Sequence[str], ru
     record = {'dimension': dim.name, 'builder': judge.name, 'k': int(k), 'attributes': list(attributes), 'stages': {}, 'status': 'ok'}
     for stage in CONSTRUCTION_STAGES:
         msgs = render(f'interacteval/{stage}', **_stage_vars(stage, ctx))
-        req = JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, CONSTRUCTION_SCHEMAS[stage]),
+        req = JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, construction_schema(stage, ctx)),
                            meta={'method': 'interacteval', 'stage': stage, 'placeholder': placeholder_reply(stage, ctx)})
         r = judge.generate([req], desc=f'interacteval: {stage} ({dim.name})')[0]
         rec = dict(messages=msgs, raw_text=r.text, cache_key=r.cache_key, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens)
