@@ -68,7 +68,9 @@ def step_parse_rates(**kw):
     grid_runs = [d for p in load_grid() for d in point_outputs(p)]   # the grid's points only, as a fresh clone has them
     df = parse_rates(runs=grid_runs)
     if df.empty: print('[reproduce] parse rates: no run of a real judge yet (tiny builds no table)', flush=True); return []
-    weak = 'smollm2 is a small local judge (SmolLM2-135M-Instruct): real model output, a weak evaluator.'
+    weak = ('smollm2 is a small local judge (SmolLM2-135M-Instruct): real model output, a weak evaluator. Its replies to '
+            'JSON forms are held to the request\'s schema (constrained decoding), so there a failure is a reply cut by '
+            'the token cap or a content rule of the parser, not the model\'s formatting.')
     return [write_table(df, 'parse_rates', title='Parse rates of the judges (answers with a value / answers asked)',
                         note='One row per method × benchmark × judge over the runs of the grid\'s points (every variant together; '
                              'parse_rates_by_variant splits them); failure reasons are the answers\' statuses. ' + weak),

@@ -237,11 +237,6 @@ def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=Tru
         cache, logits, mask = self._extend(cache, mask, [s[q:] for s, q in zip(seqs, starts)], starts, rows=sub, keep_cache=keep_cache)
     return cache, logits, mask, torch.tensor([len(s) for s in seqs])
 
-@patch
-def _prefill_shared(self:HFJudge, seqs:list[list[int]], P:int):
-    "KV cache, next-token logits, mask and next positions of `seqs` whose first `P` tokens are equal (see `_prefill_tree`)."
-    return self._prefill_tree(seqs, P)
-
 # %% ../../nbs/03e_judges_hf.ipynb #a35ba1a7
 @patch
 def _last_logits(self:HFJudge, seqs):
@@ -458,7 +453,7 @@ def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests,
         parts = {}
         for g, P, i in chunk: parts.setdefault((g, P), []).append(i)
         order = [i for idx in parts.values() for i in idx]
-        prefilled = [self._prefill_shared([seqs[i] for i in idx], P) for (_, P), idx in parts.items()]
+        prefilled = [self._prefill_tree([seqs[i] for i in idx], P) for (_, P), idx in parts.items()]
         new, scores = self._decode_rows([requests[i] for i in order], *self._merge_rows(prefilled))
         dt = (time.perf_counter() - t0)/len(order)
         out += [(i, self._reply(requests[i], new[j], scores[j], len(seqs[i]), dt)) for j, i in enumerate(order)]
