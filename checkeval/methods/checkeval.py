@@ -19,10 +19,10 @@ from .checkeval_checklists import *
 from .checkeval_checklists import _MD
 
 # %% auto #0
-__all__ = ['QUESTIONNAIRE_COLUMNS', 'parse_reply', 'parse_answers_detailed', 'parse_answers', 'p_yes_from_logprobs',
-           'item_inputs', 'question_groups', 'checklist_requests', 'answers_from_responses', 'failure_summary',
-           'CheckEvalOptions', 'checkeval_options', 'shared_checklists', 'floor_judgments', 'run_checkeval',
-           'export_questionnaire', 'import_answers', 'failed_questions', 'question_stats']
+__all__ = ['QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answers_detailed', 'parse_answers',
+           'p_yes_from_logprobs', 'item_inputs', 'question_groups', 'checklist_requests', 'answers_from_responses',
+           'failure_summary', 'CheckEvalOptions', 'checkeval_options', 'shared_checklists', 'floor_judgments',
+           'run_checkeval', 'export_questionnaire', 'import_answers', 'failed_questions', 'question_stats']
 
 # %% ../../nbs/10_checkeval.ipynb #183b2c7f
 _STRONG = re.compile(r'(?<![A-Za-z0-9])(?:q|question)\s*(?:no\.?\s*|#\s*|\.\s*)?(\d{1,3})(?![\d.,]\d)(?!\s*(?:-|\.)\s*\d)', re.I)
@@ -94,13 +94,31 @@ def _positional(text:str, n:int):
     if len(leads) == n and len(lines) <= n + 2: return leads
     return None
 
+def reply_schema(n:int) -> dict:
+    "JSON schema of a grouped reply for backends that enforce one: {\"Q1\": \"yes\"|\"no\", ..., \"Qn\": ...}, every question once."
+    keys = [f'Q{i}' for i in range(1, int(n) + 1)]
+    return {'type': 'object', 'additionalProperties': False, 'required': keys,
+            'properties': {k: {'type': 'string', 'enum': ['yes', 'no']} for k in keys}}
+
+_QKEY = re.compile(r'\s*Q?(\d{1,3})\s*', re.I)
+
+def _json_answers(text:str, n:int) -> list|None:
+    "Verdicts of a `{\"Q1\": \"yes\", ...}` reply (the schema form), or None when the reply is not such an object."
+    if not text.lstrip().startswith('{'): return None
+    obj = extract_json(text)[0]
+    if not isinstance(obj, dict) or not obj or not all(_QKEY.fullmatch(str(k)) for k in obj): return None
+    got = {int(_QKEY.fullmatch(str(k)).group(1)): str(v).strip().lower() for k, v in obj.items()}
+    return [(None, 'missing') if k not in got else ((got[k] == 'yes', 'ok') if got[k] in ('yes', 'no') else (None, 'no yes/no'))
+            for k in range(1, n + 1)]
+
 def parse_reply(text:str|None, n_questions:int) -> dict:
-    "Parse a checklist reply: `{'answers': [(value, reason), ...], 'mode': 'numbered'|'single'|'positional'|'none'}`."
+    "Parse a checklist reply: `{'answers': [(value, reason), ...], 'mode': 'json'|'numbered'|'single'|'positional'|'none'}`."
     n = int(n_questions)
     if n <= 0: return {'answers': [], 'mode': 'none'}
     if text is None: return {'answers': [(None, 'no reply')]*n, 'mode': 'none'}
     text = _MD.sub('', str(text))
     if not text.strip(): return {'answers': [(None, 'empty reply')]*n, 'mode': 'none'}
+    if (js := _json_answers(text, n)) is not None: return {'answers': js, 'mode': 'json'}
     marks = _markers(text, n)
     if not marks:
         if n == 1: return {'answers': [_segment_verdict(text)], 'mode': 'single'}
@@ -155,8 +173,9 @@ def question_groups(cl:Checklist, granularity:str='sub_dimension') -> list[tuple
 
 def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], granularity:str='sub_dimension', max_tokens:int=200,
                        temperature:float=0.0, seed:int|None=None, logprobs:bool=False, template:str='checkeval/evaluate',
-                       choices:bool=False) -> list[tuple[dict, Any]]:
-    "(key, JudgeRequest) for every item × dimension × question group; `choices`: one-question replies constrained to one token, yes or no."
+                       choices:bool=False, json_schema:bool=False) -> list[tuple[dict, Any]]:
+    """(key, JudgeRequest) for every item × dimension × question group; `choices`: one-question replies constrained to one
+    token, yes or no; `json_schema`: the answers asked as one JSON object held to `reply_schema` (backends that enforce one)."""
     from checkeval.prompts import render
     from checkeval.judges import JudgeRequest, Constraint
     if choices and granularity != 'question': raise ValueError("answer='choices' needs granularity='question' (one question per request)")
@@ -165,11 +184,12 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
         t = benchmark_task(it.benchmark)
         for d, cl in checklists.items():
             for gi, (sub, qs) in enumerate(question_groups(cl, granularity)):
+                js = json_schema and not choices
                 msgs = render(template, task=t['task'], target=t['target'], inputs=item_inputs(it), dimension=d,
-                              definition=cl.dimension.definition, questions=[q.text for q in qs])
+                              definition=cl.dimension.definition, questions=[q.text for q in qs], json_reply=js)
+                c = Constraint(choices=['yes', 'no']) if choices else (Constraint(json_schema=reply_schema(len(qs))) if js else None)
                 req = JudgeRequest(messages=msgs, max_tokens=1 if choices else max_tokens, temperature=temperature, seed=seed,
-                                   logprobs=logprobs, top_logprobs=5 if logprobs else None,
-                                   constraint=Constraint(choices=['yes', 'no']) if choices else None)
+                                   logprobs=logprobs, top_logprobs=5 if logprobs else None, constraint=c)
                 out.append(({'item': it, 'dimension': d, 'sub_dimension': sub, 'questions': qs, 'group': gi}, req))
     return out
 
@@ -322,7 +342,8 @@ def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], b
     checklists = {d: cl for d, cl in checklists.items() if active_questions(cl)}
     if not checklists: raise DataError(f'no checklist for any of the dimensions {names}: ' + '; '.join(f'{k}: {v}' for k,v in skipped.items()))
     logprobs = o.logprobs if o.logprobs is not None else (o.granularity == 'question' and bool(getattr(judge, 'supports_logprobs', False)))
-    keyed = checklist_requests(items, checklists, o.granularity, o.max_tokens, o.temperature, o.seed, logprobs, o.template, o.answer == 'choices')
+    keyed = checklist_requests(items, checklists, o.granularity, o.max_tokens, o.temperature, o.seed, logprobs, o.template, o.answer == 'choices',
+                               json_schema=bool(getattr(judge, 'supports_json_schema', False)))
     answers = answers_from_responses(keyed, judge.generate([r for _, r in keyed], desc=f'checkeval {benchmark}'), judge.name, 'checkeval', 'default')
     judgments = floor_judgments(yes_ratio_judgments(answers, n_questions={d: len(active_questions(cl)) for d, cl in checklists.items()}), o.min_answered)
     artifacts.update({'checklists': {d: checklist_to_dict(cl) for d, cl in checklists.items()},
