@@ -91,8 +91,8 @@ def upstream_samples(dimension:str) -> list[dict]:
                  doc_id=s.get('doc_id'), system_id=s.get('system_id')) for s in interacteval_files(dimension)['samples']]
 
 # %% ../../nbs/15_interacteval.ipynb #5bb95fee
-TA_SCHEMA = {'type': 'object', 'additionalProperties': False, 'required': ['considerations'],
-             'properties': {'considerations': {'type': 'array', 'minItems': 1, 'items': {'type': 'string'}}}}
+TA_SCHEMA = {'type': 'object', 'additionalProperties': False, 'required': ['considerations'],   # bounded: a held judge ends its list
+             'properties': {'considerations': {'type': 'array', 'minItems': 1, 'maxItems': 20, 'items': {'type': 'string', 'minLength': 10, 'maxLength': 300}}}}
 
 def _strings(obj, keys) -> list[str]|None:
     "A list of non-empty strings under one of `keys` of a JSON object, a bare list, or the values of an index→text object."
