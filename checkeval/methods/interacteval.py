@@ -183,14 +183,15 @@ CONSTRUCTION_SCHEMAS = {
     'validation': _obj_schema('questions', _STR),
 }
 
-_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 80}          # a component's name
+_NAME = {'type': 'string', 'pattern': r'^[A-Za-z][^\n]{0,79}$'}     # a component's name: a letter first, one line
 _QUESTION = {'type': 'string', 'pattern': r'^[^?\n]+\?$'}          # one line ending with its only question mark
+_WORDY = re.compile(r'[^\W\d_]{2}')                                # two letters in a row: not a copied '...' placeholder
+def _asks(q:str) -> bool: return q.endswith('?') and bool(_WORDY.search(q))
 SUB_QUESTIONS_MAX = 5                                                # sub-questions per component, at most
 
 def construction_schema(stage:str, ctx:dict) -> dict:
-    """The reply schema of construction step `stage`, bound by the earlier results in `ctx` (what a backend enforcing
-    schemas holds the builder to): at most K components; clusters and questions only under the extracted components;
-    attributes from the given list; one-line questions. `CONSTRUCTION_SCHEMAS` are the shapes alone."""
+    """Step `stage`'s reply schema bound by the earlier results `ctx`: at most K components, clusters and questions under the
+    extracted ones, attributes from the given list, one-line questions (`CONSTRUCTION_SCHEMAS`: the shapes alone)."""
     comps = list(ctx.get('components') or [])
     comp, n = ({'type': 'string', 'enum': comps} if comps else _NAME), max(len(comps), 1)
     few = lambda key, item, hi: {'type': 'object', 'additionalProperties': False, 'required': [key],
@@ -223,9 +224,8 @@ def parse_stage(stage:str, text:str|None, ctx:dict) -> tuple[Any, list[str]]:
     obj, notes = extract_json(text, objects_only=False)[0], []
     if obj is None: raise ReplyError('no JSON in reply')
     if stage == 'components':
-        xs = _strings(obj, ('components',))
-        if not xs: raise ReplyError('no list of components')
-        xs = list(dict.fromkeys(xs))
+        xs = list(dict.fromkeys(x for x in _strings(obj, ('components',)) or [] if _WORDY.search(x)))
+        if not xs: raise ReplyError("no list of components (a copied '...' placeholder is not one)")
         if len(xs) > ctx['k']: notes.append(f"{len(xs)} components returned, first {ctx['k']} kept"); xs = xs[:ctx['k']]
         return xs, notes
     if stage == 'clustering':
@@ -248,7 +248,7 @@ def parse_stage(stage:str, text:str|None, ctx:dict) -> tuple[Any, list[str]]:
         for g in gs:
             c = _match(g['component'], ctx['components'])
             q = str(g['question']).strip()
-            if c is None or not q.endswith('?'): notes.append(f"key question for {g['component']!r} dropped"); continue
+            if c is None or not _asks(q): notes.append(f"key question for {g['component']!r} dropped"); continue
             res.append({'component': c, 'question': q})
         if not res: raise ReplyError('no key question for an extracted component')
         missing = [c for c in ctx['components'] if c not in {r['component'] for r in res}]
@@ -260,14 +260,14 @@ def parse_stage(stage:str, text:str|None, ctx:dict) -> tuple[Any, list[str]]:
         res = []
         for g in gs:
             c = _match(g['component'], ctx['components'])
-            qs = [q.strip() for q in (g['questions'] if isinstance(g['questions'], list) else []) if isinstance(q, str) and q.strip().endswith('?')]
+            qs = [q.strip() for q in (g['questions'] if isinstance(g['questions'], list) else []) if isinstance(q, str) and _asks(q.strip())]
             if c is None or not qs: notes.append(f"sub-questions for {g['component']!r} dropped"); continue
             res.append({'component': c, 'questions': qs})
         if not res: raise ReplyError('no sub-questions for an extracted component')
         return res, notes
     if stage == 'validation':
         xs = _strings(obj, ('questions', 'checklist'))
-        qs = list(dict.fromkeys(q for q in xs or [] if q.endswith('?')))
+        qs = list(dict.fromkeys(q for q in xs or [] if _asks(q)))
         if not qs: raise ReplyError('no validated questions')
         return qs, notes
     raise ValueError(f'unknown stage {stage!r}')
