@@ -184,7 +184,7 @@ CONSTRUCTION_SCHEMAS = {
 }
 
 _NAME = {'type': 'string', 'pattern': r'^[A-Za-z][^\n]{0,79}$'}     # a component's name: a letter first, one line
-_QUESTION = {'type': 'string', 'pattern': r'^[^?\n]+\?$'}          # one line ending with its only question mark
+_QUESTION = {'type': 'string', 'pattern': r'^(Is|Are|Does|Do|Did|Was|Were|Has|Have|Can|Could|Would|Will) [^?\n]+\?$'}   # a yes/no question, one line
 _WORDY = re.compile(r'[^\W\d_]{2}')                                # two letters in a row: not a copied '...' placeholder
 def _asks(q:str) -> bool: return q.endswith('?') and bool(_WORDY.search(q))
 SUB_QUESTIONS_MAX = 5                                                # sub-questions per component, at most
