@@ -7,7 +7,7 @@ Docs: https://checkeval.github.io/checkeval/gridstate.html.md"""
 # %% ../nbs/31c_gridstate.ipynb #9c7278af
 from __future__ import annotations
 from .settings import checkout_root, runs_dir
-import functools, hashlib, json, time
+import functools, hashlib, json, re, time
 from pathlib import Path
 from typing import Sequence
 from .codegraph import dependencies, import_graph, notebook_imports
@@ -60,15 +60,22 @@ def _module_path(module:str, root) -> str:
     p = Path(*module.split('.'))
     return (p/'__init__.py' if (Path(root)/p).is_dir() else p.with_suffix('.py')).as_posix()
 
-def method_module(method:str) -> str|None:
-    "The module that registers `method` (None for an unknown name)."
-    try: return method_spec(method).fn.__module__
+def method_module(method:str, root=None) -> str|None:
+    """The module that registers `method` (None for an unknown name). A registration made outside the library (a method
+    notebook run in this process registers its own cell's function, module `__main__`) is traced back to the library
+    module whose source registers that name, so the code version does not depend on what ran before in the process."""
+    try: mod = method_spec(method).fn.__module__
     except KeyError: return None
+    if mod.startswith('checkeval.'): return mod
+    pat = re.compile(rf"register_method\(\s*['\"]{re.escape(method)}['\"]")
+    for f in sorted((Path(root or checkout_root())/'checkeval'/'methods').glob('*.py')):
+        if pat.search(f.read_text(encoding='utf-8')): return f'checkeval.methods.{f.stem}'
+    return mod
 
 def point_code_files(point:GridPoint, root=None) -> list[str]:
     "The files whose contents make up the code version of `point`: the modules its notebook and its method run (import graph), the data files they read, the block's `code:` files."
     root = Path(root or checkout_root())
-    roots = notebook_imports(root/point.notebook) + ([method_module(point.method) or ''] if point.is_method_run else [])
+    roots = notebook_imports(root/point.notebook) + ([method_module(point.method, root) or ''] if point.is_method_run else [])
     return [point.notebook, *(_module_path(m, root) for m in code_modules(roots, root)), *DATA_SOURCES, *point.code]
 
 # %% ../nbs/31c_gridstate.ipynb #62800d66
