@@ -1,8 +1,8 @@
 """The built-in `smollm2` judge served over the OpenAI API (`python -m checkeval.testing.server --model smollm2`)
 gives the same answers as the `hf` backend in-process: CheckEval (per-question answers with P(yes)) and RocketEval
 grading (choices constrained to Yes/No, normalised P(yes)) on two SummEval items, one dimension, through the real
-`openai` backend. Answer texts and statuses must be equal (smollm2's per-question CheckEval replies restate the question:
-both sides record the same failure) and P(yes) within 1e-4 (the server computes each request
+`openai` backend. Answer texts and statuses must be equal (CheckEval's replies are held to its JSON schema on both sides)
+and P(yes) within 1e-4 (the server computes each request
 alone, the in-process judge batches requests that share a prefix: the same model, float noise apart)."""
 import os, subprocess, sys
 from pathlib import Path
@@ -40,8 +40,10 @@ def server(hf_judge):
 
 @pytest.fixture
 def openai_judge(server, hf_judge, tmp_path):
-    # choices go out as vLLM's guided_choice, so that the server constrains them as the hf backend does
+    # choices go out as vLLM's guided_choice and JSON schemas as response_format, so that the server constrains them as the
+    # hf backend does (smollm2 holds its replies to a request's schema)
     return OpenAIJudge('smollm2-openai', model=hf_judge.model, base_url=server, api_key_env=None, choice_mode='guided_choice',
+                       supports_json_schema=hf_judge.supports_json_schema,
                        cache=tmp_path / 'cache.sqlite', timeout=300, max_concurrency=1, progress=False)   # the server computes one at a time
 
 

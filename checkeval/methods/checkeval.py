@@ -175,7 +175,8 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
                        temperature:float=0.0, seed:int|None=None, logprobs:bool=False, template:str='checkeval/evaluate',
                        choices:bool=False, json_schema:bool=False) -> list[tuple[dict, Any]]:
     """(key, JudgeRequest) for every item × dimension × question group; `choices`: one-question replies constrained to one
-    token, yes or no; `json_schema`: the answers asked as one JSON object held to `reply_schema` (backends that enforce one)."""
+    token, yes or no; `json_schema`: a group's answers asked as one JSON object held to `reply_schema` (backends that enforce
+    one); a single question is asked as before, so that the first token of its reply still gives P(yes)."""
     from checkeval.prompts import render
     from checkeval.judges import JudgeRequest, Constraint
     if choices and granularity != 'question': raise ValueError("answer='choices' needs granularity='question' (one question per request)")
@@ -184,7 +185,7 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
         t = benchmark_task(it.benchmark)
         for d, cl in checklists.items():
             for gi, (sub, qs) in enumerate(question_groups(cl, granularity)):
-                js = json_schema and not choices
+                js = json_schema and not choices and len(qs) > 1     # one question: its first token carries P(yes)
                 msgs = render(template, task=t['task'], target=t['target'], inputs=item_inputs(it), dimension=d,
                               definition=cl.dimension.definition, questions=[q.text for q in qs], json_reply=js)
                 c = Constraint(choices=['yes', 'no']) if choices else (Constraint(json_schema=reply_schema(len(qs))) if js else None)

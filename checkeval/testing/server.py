@@ -160,10 +160,12 @@ def judge_reply(self:ChatServer, body:dict) -> dict:
     from checkeval.judges import JudgeRequest, Constraint
     choices, k = _choices_of(body), int(body.get('top_logprobs') or 0)
     stop = body.get('stop')
+    rf = body.get('response_format') or {}     # a JSON schema goes to the judge as one (the hf backend holds the reply to it)
+    schema = (rf.get('json_schema') or {}).get('schema') if rf.get('type') == 'json_schema' else None
     req = JudgeRequest(messages=body['messages'], max_tokens=body.get('max_tokens') or body.get('max_completion_tokens') or 16,
                        temperature=body.get('temperature') or 0., top_p=body.get('top_p'), seed=body.get('seed'),
                        stop=[stop] if isinstance(stop, str) else stop, logprobs=bool(body.get('logprobs')), top_logprobs=k or None,
-                       constraint=Constraint(choices=list(choices)) if choices else None)
+                       constraint=Constraint(choices=list(choices)) if choices else (Constraint(json_schema=schema) if schema else None))
     j = self.judge_model()
     r = j._call_batch([req])[0]
     if r.error: raise RuntimeError(r.error)
