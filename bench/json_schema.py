@@ -4,7 +4,8 @@ Workload: Check-Eval's evaluation stage on SummEval items, one request per item 
 checklist of `--questions` coherence questions, project wording), the reply an `{"answers": [{"id", "answer"}...]}`
 object (`checkeval.methods.keypoint.answers_schema(n)`: exactly n answers, ids 1..n, yes/no).
 
-Both runs go through the same engine in the same process on the same model weights, cache off:
+Both runs go through the same engine in the same process on the same model weights, cache off, after one untimed
+warm-up request each:
 "held": the judge with `supports_json_schema=True` (the request carries the schema; every step masked by xgrammar);
 "free": the same judge without it (the request has no schema: the model's own text, the line form of the template).
 
@@ -63,6 +64,8 @@ def main(argv=None):
     held = get_judge('smollm2', cache=False, progress=False, supports_json_schema=True)
     free = get_judge('smollm2', cache=False, progress=False, supports_json_schema=False)
     held._loaded()
+    warm = evaluation_request(free, 'coherence', qs[:1], items[0].output, max_tokens=4)   # first forwards pay one-off costs
+    free.generate([warm]); held.generate([evaluation_request(held, 'coherence', qs[:1], items[0].output, max_tokens=4)])
     res = dict(bench='json_schema', judge=held.name, model=held.model, items=len(items), questions=len(qs), max_tokens=a.max_tokens,
                torch_threads=torch.get_num_threads(), cpu_count=os.cpu_count(), python=platform.python_version(), torch=torch.__version__)
     ask = lambda j: [evaluation_request(j, 'coherence', qs, it.output, max_tokens=a.max_tokens) for it in items]
