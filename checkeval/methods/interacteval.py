@@ -169,9 +169,9 @@ def pool_attributes(condition:str, llm:dict[str, list[str]]|None=None, human:dic
     return out
 
 # %% ../../nbs/15_interacteval.ipynb #46f763ce
-def _obj_schema(key:str, item:dict) -> dict:
+def _obj_schema(key:str, item:dict, most:int|None=None) -> dict:
     return {'type': 'object', 'additionalProperties': False, 'required': [key],
-            'properties': {key: {'type': 'array', 'minItems': 1, 'items': item}}}
+            'properties': {key: {'type': 'array', 'minItems': 1, 'items': item} | ({'maxItems': most} if most else {})}}
 
 _STR = {'type': 'string'}
 def _pairs(k1, t1, k2, t2): return {'type': 'object', 'additionalProperties': False, 'required': [k1, k2], 'properties': {k1: t1, k2: t2}}
@@ -194,18 +194,17 @@ def construction_schema(stage:str, ctx:dict) -> dict:
     extracted ones, attributes from the given list, one-line questions (`CONSTRUCTION_SCHEMAS`: the shapes alone)."""
     comps = list(ctx.get('components') or [])
     comp, n = ({'type': 'string', 'enum': comps} if comps else _NAME), max(len(comps), 1)
-    few = lambda key, item, hi: {'type': 'object', 'additionalProperties': False, 'required': [key],
-                                 'properties': {key: {'type': 'array', 'minItems': 1, 'maxItems': hi, 'items': item}}}
-    if stage == 'components': return few('components', _NAME, int(ctx['k']))
+    if stage == 'components': return _obj_schema('components', _NAME, int(ctx['k']))
     if stage == 'clustering':
         attrs = list(dict.fromkeys(ctx.get('attributes') or []))
         listed = {'type': 'array', 'maxItems': len(attrs), 'items': {'type': 'string', 'enum': attrs}} if attrs else {'type': 'array', 'items': _STR}
-        return few('clusters', _pairs('component', comp, 'attributes', listed), n)
-    if stage == 'key_questions': return few('questions', _pairs('component', comp, 'question', _QUESTION), n)
+        return _obj_schema('clusters', _pairs('component', comp, 'attributes', listed), n)
+    if stage == 'key_questions': return _obj_schema('questions', _pairs('component', comp, 'question', _QUESTION), n)
     if stage == 'sub_questions':
-        return few('sub_questions', _pairs('component', comp, 'questions', few('q', _QUESTION, SUB_QUESTIONS_MAX)['properties']['q']), n)
+        qs = {'type': 'array', 'minItems': 1, 'maxItems': SUB_QUESTIONS_MAX, 'items': _QUESTION}
+        return _obj_schema('sub_questions', _pairs('component', comp, 'questions', qs), n)
     if stage != 'validation': raise ValueError(f'unknown stage {stage!r}')
-    return few('questions', _QUESTION, sum(len(g['questions']) for g in ctx.get('sub_questions') or []) or n * SUB_QUESTIONS_MAX)
+    return _obj_schema('questions', _QUESTION, sum(len(g['questions']) for g in ctx.get('sub_questions') or []) or n * SUB_QUESTIONS_MAX)
 
 def _groups(obj, key:str, name:str, value:str) -> list[dict]|None:
     "[{name:..., value:...}] from {'key': [...]} or from the upstream-style {component: value} mapping."
