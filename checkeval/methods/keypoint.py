@@ -16,12 +16,12 @@ from ..runs import MethodOptions, MethodResult, make_answer, register_method, va
 from ..parsing import extract_json
 
 # %% auto #0
-__all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'CHECKLIST_QUESTION', 'CHECKLIST_MAX_ITEMS', 'CHECKLIST_SCHEMA',
-           'PLACEHOLDER_QUESTIONS', 'MODES', 'PAPER_MODE', 'PAPER_LANGUAGE', 'PAPER_REFERENCE_FIELD',
-           'criterion_definitions', 'answers_schema', 'ReplyError', 'parse_checklist', 'parse_checklist_answers',
-           'placeholder_checklist', 'placeholder_answers', 'checklist_request', 'evaluation_request', 'f1_score',
-           'check_eval_prompt', 'reference_field_for', 'resolve_options', 'KeypointOptions', 'run_keypoint',
-           'scores_from_judgments']
+__all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'PAPER_DEFINITIONS', 'CHECKLIST_QUESTION', 'CHECKLIST_MAX_ITEMS',
+           'CHECKLIST_SCHEMA', 'PLACEHOLDER_QUESTIONS', 'MODES', 'PAPER_MODE', 'PAPER_LANGUAGE',
+           'PAPER_REFERENCE_FIELD', 'DRY_RUN_COUNTS', 'criterion_definitions', 'summeval_definitions', 'answers_schema',
+           'ReplyError', 'parse_checklist', 'parse_checklist_answers', 'placeholder_checklist', 'placeholder_answers',
+           'checklist_request', 'evaluation_request', 'f1_score', 'check_eval_prompt', 'reference_field_for',
+           'resolve_options', 'KeypointOptions', 'run_keypoint', 'scores_from_judgments']
 
 # %% ../../nbs/14_keypoint.ipynb #09e4681b
 CRITERIA = {
@@ -59,6 +59,20 @@ def criterion_definitions(language:str='en', definitions:dict|None=None) -> dict
         if not str(v).strip(): raise DataError(f'empty definition for criterion {k!r}', field='definitions')
         res[k] = (name, str(v).strip())
     return res
+
+# %% ../../nbs/14_keypoint.ipynb #db306db1
+PAPER_DEFINITIONS = {'summeval': 'summeval'}   # benchmark → whose criterion definitions the paper's run used
+
+def summeval_definitions() -> dict[str, tuple[str, str]]:
+    "SummEval's definitions of its four dimensions (criterion → (name, text)), loaded from the released CheckEval seed files."
+    from checkeval.data.upstream import load_checkeval_questions
+    out = {}
+    for c in CRITERIA_ORDER:
+        d = load_checkeval_questions('summeval', c, 'seed').get('definition')
+        text = d.get('summeval') if isinstance(d, dict) else d
+        if not text or not str(text).strip(): raise DataError(f'no SummEval definition of {c!r} in the released question file', field='definition')
+        out[c] = (c, ' '.join(str(text).split()))
+    return out
 
 # %% ../../nbs/14_keypoint.ipynb #5e8ad5de
 CHECKLIST_QUESTION = r'^[^?\n]+\?$'   # one line ending with its only question mark
@@ -128,6 +142,7 @@ def _to_id(k) -> int|None:
     m = re.fullmatch(r'\s*(?:q|item|question)?\s*#?\s*(\d{1,3})\s*', str(k), re.I)
     return int(m.group(1)) if m else None
 
+# %% ../../nbs/14_keypoint.ipynb #a80a1688
 def parse_checklist_answers(text:str|None, n:int) -> list[tuple[float|None, str]]:
     "One (value, reason) per checklist item: 1.0/0.0 with 'ok', or None with why it could not be read."
     if text is None: return [(None, 'no reply')]*n
@@ -175,6 +190,7 @@ def _json_reply(judge) -> bool:
 
 def _sha(text:str) -> str: return hashlib.sha256(text.encode()).hexdigest()[:12]
 
+# %% ../../nbs/14_keypoint.ipynb #eec9153a
 PLACEHOLDER_QUESTIONS = 5   # key points in the placeholder checklist of a dry run (its size does not change the request count)
 
 def placeholder_checklist(json_reply:bool, n:int=PLACEHOLDER_QUESTIONS, tag:str='') -> str:
@@ -188,6 +204,7 @@ def placeholder_answers(n:int, json_reply:bool, language:str='en') -> str:
     if json_reply: return json.dumps({'answers': [{'id': i, 'answer': yes} for i in range(1, n + 1)]}, ensure_ascii=False)
     return '\n'.join(f'{i}. {yes}' for i in range(1, n + 1))
 
+# %% ../../nbs/14_keypoint.ipynb #12f4572b
 def checklist_request(judge, criterion:str, text:str|None=None, language:str='en', definitions:dict|None=None,
                       task:str|None=None, max_tokens:int=1024, temperature:float=0.0):
     "The generation request: from `text` (reference/candidate-guided) or, when `text` is None, from the criterion alone."
@@ -201,8 +218,10 @@ def checklist_request(judge, criterion:str, text:str|None=None, language:str='en
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
                         constraint=_schema_constraint(judge, CHECKLIST_SCHEMA),
                         meta={'method': 'keypoint', 'stage': 'generate',
-                              'placeholder': placeholder_checklist(_json_reply(judge), tag=_sha(text or criterion))})
+                              'placeholder': placeholder_checklist(_json_reply(judge), tag=_sha(text or criterion)),
+                              **({'per': 'dimension'} if text is None else {})})
 
+# %% ../../nbs/14_keypoint.ipynb #26da5d5d
 def evaluation_request(judge, criterion:str, checklist:Sequence[str], text:str, reference:str|None=None,
                        language:str='en', definitions:dict|None=None, max_tokens:int=512, temperature:float=0.0, one:bool=False):
     """The evaluation request: does `text` have each checklist item? With `reference`, the criterion-guided form.
@@ -259,6 +278,7 @@ def reference_field_for(benchmark:str, field:str='auto') -> str:
         raise DataError(f"reference_field must be 'auto', 'reference' or 'source', not {field!r}", field='reference_field')
     return PAPER_REFERENCE_FIELD.get(benchmark, 'source') if field == 'auto' else field
 
+# %% ../../nbs/14_keypoint.ipynb #a7eebcf8
 def _reference_text(item:Item, field:str='auto') -> str:
     if field == 'auto': field = reference_field_for(item.benchmark) if item.source else 'reference'
     if field == 'reference': t = item.reference
@@ -271,6 +291,7 @@ def _as_list(x) -> list[str]|None:
     if x is None: return None
     return [s.strip() for s in x.split(',') if s.strip()] if isinstance(x, str) else list(x)
 
+# %% ../../nbs/14_keypoint.ipynb #d5f9eddc
 def resolve_options(benchmark:str, dimensions:Sequence[Dimension], mode='auto', criteria=None, language='auto',
                     definitions=None, **_) -> dict:
     "The effective mode, language, criteria and definitions for a run (see the options above)."
@@ -278,16 +299,18 @@ def resolve_options(benchmark:str, dimensions:Sequence[Dimension], mode='auto', 
     if mode not in MODES: raise DataError(f"unknown mode {mode!r}; known: auto, {', '.join(MODES)}", field='mode')
     if language == 'auto': language = PAPER_LANGUAGE.get(benchmark, 'en')
     if isinstance(definitions, str): definitions = json.loads(definitions)
-    defs = criterion_definitions(language, definitions)
+    paper = summeval_definitions() if language == 'en' and PAPER_DEFINITIONS.get(benchmark) == 'summeval' else {}
+    defs = criterion_definitions(language, {**paper, **(definitions or {})})
     crit = _as_list(criteria)
     if crit is None:
         dims = [d.name for d in dimensions if d.name in defs]
         crit = dims or list(CRITERIA_ORDER)
     unknown = [c for c in crit if c not in defs]
     if unknown: raise DataError(f"no definition for criteria {unknown}; pass definitions={{...}}", field='criteria')
-    return {'mode': mode, 'language': language, 'criteria': crit, 'definitions': {c: defs[c] for c in crit}}
+    src = {c: 'given' if c in (definitions or {}) else 'SummEval' if c in paper else 'project' for c in crit}
+    return {'mode': mode, 'language': language, 'criteria': crit, 'definitions': {c: defs[c] for c in crit}, 'definitions_source': src}
 
-# %% ../../nbs/14_keypoint.ipynb #a7eebcf8
+# %% ../../nbs/14_keypoint.ipynb #c0b049df
 class KeypointOptions(MethodOptions):
     "Check-Eval's options (see the list above); checked by the runner before any judge is built."
     mode: Literal['auto', 'reference', 'candidate', 'f1', 'criterion'] = 'auto'
@@ -299,6 +322,12 @@ class KeypointOptions(MethodOptions):
     max_tokens: PositiveInt|None = None               # one cap for both stages (default 1024 to generate, 512 to evaluate)
     answers: Literal['list', 'per_question'] = 'list'  # 'per_question': one constrained yes/no request per checklist item (weak judges)
 
+# %% ../../nbs/14_keypoint.ipynb #4c5465eb
+DRY_RUN_COUNTS = {'requests': 'exact (criterion-guided); upper bound (reference/candidate-guided)',
+                  'why': 'criterion checklists are written once per criterion, text checklists once per distinct text but scaled per item; '
+                         'with answers=per_question the count follows the checklist length (five-item placeholders)'}
+
+# %% ../../nbs/14_keypoint.ipynb #9780d8cb
 def _plan_checklists(items:Sequence[Item], criteria:Sequence[str], directions:Sequence[str], field:str, language:str) -> tuple[dict, dict]:
     "Stage 0: one checklist per distinct (criterion, text) — per criterion when criterion-guided; (checklists, (item, criterion, direction) → id)."
     lists, plan = {}, {}
@@ -315,6 +344,7 @@ def _plan_checklists(items:Sequence[Item], criteria:Sequence[str], directions:Se
                 plan[(it.item_id, c, dr)] = cid
     return lists, plan
 
+# %% ../../nbs/14_keypoint.ipynb #65d27f16
 def _generate_checklists(judge, lists:dict, language:str, definitions:dict, task:str|None, max_tokens:int) -> None:
     "Stage 1: the judge writes every checklist (one batch); each gets its questions and status, or the reason it has none."
     order = list(lists)
@@ -330,6 +360,7 @@ def _generate_checklists(judge, lists:dict, language:str, definitions:dict, task
             try: cl.update(questions=parse_checklist(r.text, echo), status='ok')
             except ReplyError as e: cl.update(questions=[], status=str(e))
 
+# %% ../../nbs/14_keypoint.ipynb #de082f7f
 def _evaluate_checklists(judge, items:Sequence[Item], lists:dict, plan:dict, criteria, directions, field:str, language:str,
                          definitions:dict, max_tokens:int, per_question:bool=False) -> dict:
     "Stage 2: the other text checked against each usable checklist (one batch); (item, criterion, direction) → response (`per_question`: a list, one per item)."
@@ -353,6 +384,7 @@ def _evaluate_checklists(judge, items:Sequence[Item], lists:dict, plan:dict, cri
         else: out.setdefault(key, []).append(r)
     return out
 
+# %% ../../nbs/14_keypoint.ipynb #5399ebc2
 def _direction_answers(cl:dict, r, c:str, dr:str, base:dict) -> tuple[list[Answer], float|None]:
     "The answers of one item to one checklist, and the share of key points present (None: no checklist or nothing readable)."
     if cl['status'] != 'ok':
@@ -373,6 +405,7 @@ def _direction_answers(cl:dict, r, c:str, dr:str, base:dict) -> tuple[list[Answe
     vals = [a.value for a in out if a.ok]
     return out, (sum(vals)/len(vals) if vals else None)
 
+# %% ../../nbs/14_keypoint.ipynb #576b6f75
 def _score_items(items, judge, dimensions, lists, plan, resps, criteria, directions, mode, variant) -> tuple[list, list]:
     "Stage 3: answers and per-criterion judgments (the `mode`'s score), plus the mean of the criteria for another benchmark dimension."
     answers, judgments = [], []
@@ -398,6 +431,7 @@ def _score_items(items, judge, dimensions, lists, plan, resps, criteria, directi
                                       n_failed=sum(v is None for v in vals), meta={'mode': mode, 'aggregate': 'mean of criteria', 'criteria': list(criteria)}, **base))
     return answers, judgments
 
+# %% ../../nbs/14_keypoint.ipynb #a4930564
 @register_method('keypoint', options=KeypointOptions)
 def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], mode:str='auto', criteria=None, language:str='auto',
                  definitions=None, reference_field:str='auto', task:str|None=None, max_tokens:int|None=None, answers:str='list') -> MethodResult:
@@ -417,12 +451,13 @@ def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], mo
     _generate_checklists(judge, lists, lang, defs, task, max_tokens or 1024)
     resps = _evaluate_checklists(judge, items, lists, plan, crit, directions, reference_field, lang, defs, max_tokens or 512,
                                  per_question=answers == 'per_question')
-    answers, judgments = _score_items(items, judge, dimensions, lists, plan, resps, crit, directions, mode, variant)
+    records, judgments = _score_items(items, judge, dimensions, lists, plan, resps, crit, directions, mode, variant)
     for cl in lists.values(): cl.pop('_response', None)
     artifacts = {'checklists': list(lists.values()),
                  'config': {'mode': mode, 'language': lang, 'criteria': crit, 'definitions': defs, 'reference_field': reference_field,
-                            'reference_text': used_field, 'directions': list(directions), 'answers': answers}}
-    return MethodResult(answers=answers, judgments=judgments, artifacts=artifacts)
+                            'reference_text': used_field, 'directions': list(directions), 'answers': answers,
+                            'definitions_source': cfg['definitions_source']}}
+    return MethodResult(answers=records, judgments=judgments, artifacts=artifacts)
 
 # %% ../../nbs/14_keypoint.ipynb #2e359dd2
 def scores_from_judgments(judgments:Sequence[Judgment], items:Sequence[Item]) -> 'pd.DataFrame':
