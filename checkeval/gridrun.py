@@ -20,8 +20,9 @@ from .judges import DryRunJudge, get_judge
 from .runs import evaluate, run_dir
 
 # %% auto #0
-__all__ = ['is_paid', 'sum_totals', 'estimate_point', 'kernel_name', 'kernel_manager_class', 'ensure_parameters_tag',
-           'executed_path', 'run_point', 'plan_grid', 'print_plan', 'run_grid']
+__all__ = ['is_paid', 'sum_totals', 'estimate_point', 'ScaledDryRun', 'scale_dry_run', 'dry_run_counts', 'kernel_name',
+           'kernel_manager_class', 'ensure_parameters_tag', 'executed_path', 'run_point', 'plan_grid', 'print_plan',
+           'run_grid']
 
 # %% ../nbs/31d_gridrun.ipynb #9cda51c9
 def is_paid(judge:str) -> bool:
@@ -47,6 +48,40 @@ def estimate_point(point:GridPoint, get=None) -> dict:
     evaluate(point.method, point.benchmark, dj, limit=point.limit, dimensions=point.dimensions, seed=point.seed,
              sample=point.sample, variant=point.run_variant, save=False, options=point.options, make_judge=dry)
     return dict(point=point.id, judge=point.judge, paid=True, **sum_totals([dj.totals, *(j.totals for j in others.values())]))
+
+# %% ../nbs/31d_gridrun.ipynb #b601dde8
+class ScaledDryRun(DryRunJudge):
+    "A `DryRunJudge` that also keeps its totals apart by how a request grows: `meta['per']` ('dimension': fixed; else per item)."
+    def __init__(self, target, **kw):
+        super().__init__(target, **kw)
+        self.by_unit: dict[str, dict] = {}
+
+    def _call_batch(self, requests):
+        unit_of = lambda r: 'dimension' if (r.meta or {}).get('per') == 'dimension' else 'item'
+        for unit in sorted({unit_of(r) for r in requests}):
+            d = self.target.dry_run([r for r in requests if unit_of(r) == unit])
+            t = self.by_unit.setdefault(unit, dict(requests=0, est_prompt_tokens=0, est_cost_max=0.0))
+            for k, v in (('requests', d['to_send']), ('est_prompt_tokens', d['est_prompt_tokens']), ('est_cost_max', d['est_cost_max'])): t[k] += v
+        return super()._call_batch(requests)
+
+# %% ../nbs/31d_gridrun.ipynb #db2070fd
+def scale_dry_run(judges:Sequence[ScaledDryRun], n_items:int, sampled:int) -> dict:
+    "Totals of `ScaledDryRun` judges that ran on `sampled` items, for `n_items`: the per-item part scaled, the per-dimension part not."
+    s, tot = n_items/max(sampled, 1), dict(requests=0.0, est_prompt_tokens=0.0, est_cost_max=0.0, fixed=0)
+    for j in judges:
+        for unit, t in j.by_unit.items():
+            for k in ('requests', 'est_prompt_tokens', 'est_cost_max'): tot[k] += t[k]*(1 if unit == 'dimension' else s)
+            if unit == 'dimension': tot['fixed'] += t['requests']
+    return dict(requests=round(tot['requests']), prompt_tokens=round(tot['est_prompt_tokens']), cost=round(tot['est_cost_max'], 2),
+                fixed_requests=tot['fixed'], n_items=n_items, sampled=sampled)
+
+# %% ../nbs/31d_gridrun.ipynb #533bbd4d
+def dry_run_counts(method:str) -> str:
+    "How exact a full-benchmark request count is for `method`, as its module declares in `DRY_RUN_COUNTS`."
+    from checkeval.runs import method_spec
+    mod = sys.modules.get(getattr(method_spec(method).fn, '__module__', ''))
+    d = getattr(mod, 'DRY_RUN_COUNTS', None)
+    return str(d['requests']) if isinstance(d, dict) and d.get('requests') else 'not declared by the method (every request scaled per item)'
 
 # %% ../nbs/31d_gridrun.ipynb #ccd4ee29
 def kernel_name() -> str:

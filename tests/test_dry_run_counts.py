@@ -130,3 +130,26 @@ def test_dry_run_counts_every_request(method, benchmark, dims, options, schema, 
     assert dry.totals['requests'] == real.usage()['requests'] > 0
     assert dry.totals['to_send'] == script.calls and dry.totals['est_cost_max'] > 0   # distinct requests: the real run's sends
     assert target.usage()['requests'] == 0
+
+
+def test_full_run_estimate_scales_only_the_per_item_stages(tmp_path, monkeypatch):
+    """A full-benchmark estimate scales what grows with the items and counts once what runs per dimension: InteractEval's
+    five construction steps and Check-Eval's criterion checklist are not multiplied by 1600/8 (they were: 1,850 and 1,800)."""
+    monkeypatch.setenv('CHECKEVAL_RUNS', str(tmp_path))
+    from checkeval.paperindex import estimate_full_run
+    build = {'checklist_source': 'build', 'attributes': 'upstream'}
+    est = estimate_full_run('interacteval', 'summeval', 30.0, 60.0, build, ['coherence'], sample_items=8)
+    assert (est['requests'], est['fixed_requests']) == (5 + 1600, 5)
+    ta = estimate_full_run('interacteval', 'summeval', 30.0, 60.0, {**build, 'attributes': 'think_aloud', 'condition': 'SL-TA'}, ['coherence'], sample_items=8)
+    assert (ta['requests'], ta['fixed_requests']) == (1 + 5 + 1600, 6)
+    kp = estimate_full_run('keypoint', 'summeval', 10.0, 30.0, None, ['coherence'], sample_items=8)
+    assert (kp['requests'], kp['fixed_requests']) == (1 + 1600, 1)
+    # the paper's 10 % sample over four dimensions: 4 × 5 construction requests + about 4 × 160 evaluations (≈660, was ≈1,600)
+    ten = estimate_full_run('interacteval', 'summeval', 30.0, 60.0, {**build, 'sample_frac': 0.1})
+    assert ten['fixed_requests'] == 20 and 560 <= ten['requests'] <= 760, ten
+
+
+def test_methods_declare_how_exact_their_counts_are():
+    from checkeval.gridrun import dry_run_counts
+    assert dry_run_counts('interacteval') == 'exact'
+    assert dry_run_counts('keypoint').startswith('exact (criterion-guided); upper bound')
