@@ -224,20 +224,19 @@ def _stage_vars(stage:str, ctx:dict) -> dict:
     if stage == 'sub_questions': return {**base, 'key_questions': ctx['key_questions']}
     return {**base, 'questions': [q for g in ctx['sub_questions'] for q in g['questions']]}
 
-def _lines(xs) -> str: return '\n'.join(f'- {x}' for x in xs)
-
 def _upstream_stage_messages(stage:str, ctx:dict) -> list[dict]:
-    "The authors' prompt for construction step `stage`, its slots filled from `ctx`."
+    "The authors' prompt for construction step `stage`, its slots filled from `ctx` the way their construction notebook lays them out."
     d, r = ctx['dimension'], ctx['rubric']
+    attrs = '\n'.join(ctx['attributes'])
     if stage == 'components':
         if int(ctx['k']) != 5: raise DataError(f"the authors' component prompt asks for at most 5 components; prompt_source='upstream' needs components=5, not {ctx['k']}", field='components')
-        return fill_prompt('component_extraction', [d, d, r], [_lines(ctx['attributes'])])
-    if stage == 'clustering': return fill_prompt('attributes_clustering', (), [json.dumps(ctx['components']), _lines(ctx['attributes'])])
+        return fill_prompt('component_extraction', [d, d, r], [attrs])
+    if stage == 'clustering': return fill_prompt('attributes_clustering', (), [str(list(ctx['components'])), attrs])
     if stage == 'key_questions':
-        return fill_prompt('question_generation', [d], [d, d, r, json.dumps({g['component']: g['attributes'] for g in ctx['clustering']}, indent=1)])
+        return fill_prompt('question_generation', [d], [d, d, r, ''.join(f"{g['component']}:\n{g['attributes']}\n\n" for g in ctx['clustering'])])
     if stage == 'sub_questions':
-        return fill_prompt('sub_question_generation', (), [d, d, d, r, json.dumps({g['component']: g['question'] for g in ctx['key_questions']}, indent=1)])
-    return fill_prompt('question_validation', (), [d, d, r, d, _lines(q for g in ctx['sub_questions'] for q in g['questions'])])
+        return fill_prompt('sub_question_generation', (), [d, d, d, r, ''.join(f"- {g['component']}: {g['question']}\n" for g in ctx['key_questions'])])
+    return fill_prompt('question_validation', (), [d, d, r, d, ''.join(f'- {q}\n' for g in ctx['sub_questions'] for q in g['questions'])])
 
 # %% ../../nbs/15a_interacteval_build.ipynb #5e3ba1e0
 def construction_request(judge, stage:str, ctx:dict, max_tokens:int=1024, prompt_source:str='project'):

@@ -14,8 +14,8 @@ from .interacteval import InteractEvalOptions, UPSTREAM_DIMENSIONS
 # %% auto #0
 __all__ = ['MAIN_TABLE_OPTIONS', 'BUILD_OPTIONS', 'PAPER_K', 'CONDITIONS', 'PER_QUESTION', 'TABLE_TITLES',
            'has_released_checklist', 'main_table_run', 'run_options', 'main_table_frame', 'describe', 'condition_order',
-           'score_range', 'run_score_ranges', 'mae_table', 'self_rouge_l', 'self_jaccard', 'embedding_model',
-           'self_cosine', 'attribute_diversity']
+           'score_range', 'run_score_ranges', 'per_document_mae', 'mae_table', 'self_rouge_l', 'self_jaccard',
+           'embedding_model', 'self_cosine', 'attribute_diversity']
 
 # %% ../../nbs/15b_interacteval_tables.ipynb #6d37917d
 MAIN_TABLE_OPTIONS = ('sample_frac', 'sample_seed', 'sample_unit', 'task', 'prompt_source', 'answers', 'max_tokens')
@@ -89,6 +89,15 @@ def run_score_ranges(runs, scales:dict) -> dict:
     return out
 
 # %% ../../nbs/15b_interacteval_tables.ipynb #87d66ba3
+def per_document_mae(scores, human, groups, lo_hi, rng) -> tuple[float, int]:
+    "MAE per document (scores mapped from `rng` onto `lo_hi`), averaged over the documents whose human and predicted scores vary; (mean, documents)."
+    import numpy as np, pandas as pd
+    from checkeval.metaeval import rescale
+    d = pd.DataFrame(dict(s=list(scores), h=list(human), g=list(groups)))
+    vals = [float(np.abs(rescale(x.s, lo_hi, rng) - x.h.to_numpy()).mean()) for _, x in d.groupby('g') if x.h.nunique() > 1 and x.s.nunique() > 1]
+    return (float(np.mean(vals)) if vals else float('nan'), len(vals))
+
+# %% ../../nbs/15b_interacteval_tables.ipynb #7937b6c3
 def mae_table(frame, scales:dict, ranges:dict):
     "MAE per (method, judge, variant, dimension) of the scores mapped from their run's range onto the dimension's human scale."
     import pandas as pd
@@ -97,8 +106,9 @@ def mae_table(frame, scales:dict, ranges:dict):
     for (m, j, v, d), g in frame.dropna(subset=['score', 'human']).groupby(['method', 'judge', 'variant', 'dimension']):
         lo_hi = tuple(scales.get(d) or (1, 5))
         rng = ranges.get((m, j, v, d)) or score_range(m, None, lo_hi)
-        rows.append(dict(method=m, judge=j, variant=v, dimension=d, score_range=f'{rng[0]:g}–{rng[1]:g}',
-                         mae=rescaled_mae(g.score, g.human, lo_hi, rng), n=len(g), documents=g.group_id.nunique()))
+        mae, docs = per_document_mae(g.score, g.human, g.group_id, lo_hi, rng)
+        rows.append(dict(method=m, judge=j, variant=v, dimension=d, score_range=f'{rng[0]:g}–{rng[1]:g}', mae=mae,
+                         documents_in_mae=docs, mae_pooled=rescaled_mae(g.score, g.human, lo_hi, rng), n=len(g), documents=g.group_id.nunique()))
     return pd.DataFrame(rows)
 
 # %% ../../nbs/15b_interacteval_tables.ipynb #a56d77bb
