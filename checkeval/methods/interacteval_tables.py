@@ -117,6 +117,7 @@ TABLE_TITLES = {
     'table09_summeval_per_document': "Table 9 (the paper's Eq. 1): per-document ρ and τ on SummEval, averaged over documents",
     'table09_summeval_mae': 'Table 9: MAE on the human scale, SummEval',
     'figure07_ellipse_correlations': 'Figure 7 and Tables 23–24 (as a table): pooled ρ and τ on ELLIPSE',
+    'figure07_ellipse_per_prompt': "Figure 7 and Tables 23–24 (the authors' reading): ρ and τ per essay prompt on ELLIPSE, averaged over prompts",
 }
 
 # %% ../../nbs/15b_interacteval_tables.ipynb #3cc9e644
