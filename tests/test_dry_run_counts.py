@@ -151,5 +151,5 @@ def test_full_run_estimate_scales_only_the_per_item_stages(tmp_path, monkeypatch
 
 def test_methods_declare_how_exact_their_counts_are():
     from checkeval.gridrun import dry_run_counts
-    assert dry_run_counts('interacteval') == 'exact'
+    assert dry_run_counts('interacteval').startswith('exact (list answers')
     assert dry_run_counts('keypoint').startswith('exact (criterion-guided); upper bound')

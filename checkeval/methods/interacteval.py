@@ -257,7 +257,7 @@ class InteractEvalOptions(MethodOptions):
     answers: Literal['list', 'per_question'] = 'list'  # 'per_question': one constrained yes/no request per question (weak judges; project template)
 
 # %% ../../nbs/15_interacteval.ipynb #cf0e7482
-DRY_RUN_COUNTS = {'requests': 'exact', 'why': 'one think-aloud request per TA member and five construction requests per dimension (not '
+DRY_RUN_COUNTS = {'requests': 'exact (list answers; with answers=per_question and a built checklist, counted from a 10-question placeholder)', 'why': 'one think-aloud request per TA member and five construction requests per dimension (not '
                   'scaled), one evaluation request per item and dimension; with answers=per_question one per question, counted from '
                   'the released checklist or a placeholder one, so for a built checklist it is an estimate'}
 
