@@ -10,9 +10,9 @@ import csv, io, json, math, re, statistics
 from pathlib import Path
 from typing import Any, Iterable, Literal, Optional, Sequence
 import yaml
-from pydantic import Field, PositiveInt, ValidationError
+from pydantic import Field, PositiveInt
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES
-from ..runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, yes_ratio_judgments
+from ..runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, validate_options, yes_ratio_judgments
 from ..settings import runs_dir
 from ..parsing import extract_json, normalized_yes, token_text
 from .checkeval_checklists import *
@@ -21,7 +21,7 @@ from .checkeval_checklists import _MD
 # %% auto #0
 __all__ = ['QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answers_detailed', 'parse_answers',
            'p_yes_from_logprobs', 'item_inputs', 'question_groups', 'checklist_requests', 'answers_from_responses',
-           'failure_summary', 'CheckEvalOptions', 'checkeval_options', 'shared_checklists', 'floor_judgments',
+           'failure_summary', 'CheckEvalOptions', 'filter_source', 'shared_checklists', 'floor_judgments',
            'run_checkeval', 'export_questionnaire', 'import_answers', 'failed_questions', 'question_stats']
 
 # %% ../../nbs/10_checkeval.ipynb #183b2c7f
@@ -243,13 +243,7 @@ class CheckEvalOptions(MethodOptions):
     n_max: PositiveInt = 5
     build_max_tokens: PositiveInt = 2048
 
-def checkeval_options(**options) -> CheckEvalOptions:
-    "The options of a call, checked (a direct call may pass ints for floats): unknown names or bad values → one-line `ValueError`."
-    options = {k: v for k, v in options.items() if k != 'builder'}
-    try: return CheckEvalOptions.model_validate(options, strict=False)
-    except ValidationError as e:
-        err = e.errors()[0]
-        raise ValueError(f"checkeval option {'.'.join(map(str, err['loc']))}: {err['msg']}; known: {', '.join(CheckEvalOptions.model_fields)}") from None
+
 
 # %% ../../nbs/10_checkeval.ipynb #d2c85b4c
 def _judge_id(judge) -> dict: return {'name': getattr(judge, 'name', None), 'model': getattr(judge, 'model', None)}
@@ -282,6 +276,12 @@ def _filter_all(benchmark:str, checklists:dict, builder, o:CheckEvalOptions) -> 
             raise DataError(f"the filter reply of {getattr(builder, 'name', '?')} for {benchmark}/{d} could not be read ({why}): "
                             'the checklist is not built (no fall-back to the unfiltered union)', field='filter')
     return out, rep
+
+def filter_source(benchmark:str, names:Sequence[str]) -> tuple[str, list[str]]:
+    """(benchmark, dimensions) whose checklists a build or filter works on: a benchmark answered with another's checklists
+    (QAGS: SummEval's consistency, `CHECKLIST_FROM`) shares that benchmark's filtered set, built over all its dimensions."""
+    src = CHECKLIST_FROM.get(benchmark, benchmark)
+    return (src, list(PAPER_SIZES.get(src) or names)) if src != benchmark else (benchmark, list(names))
 
 def shared_checklists(benchmark:str, names:Sequence[str], builder, o:CheckEvalOptions) -> tuple[dict, dict, dict]:
     "({dimension: Checklist}, skipped, provenance): built/filtered once by `builder` and kept as YAML, or read back from there."
@@ -331,12 +331,14 @@ def _checklist_label(o:CheckEvalOptions, checklists:dict, builder, prov:dict) ->
 def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], builder=None, **options) -> MethodResult:
     "CheckEval on `items` for `dimensions` with the options of `CheckEvalOptions`; `builder` (a Judge) builds/filters the checklist once."
     if isinstance(builder, (str, list)): raise ValueError('builder must be a Judge (the runner resolves a judge name)')
-    o = checkeval_options(**options)
+    o = CheckEvalOptions(**validate_options('checkeval', options))
     benchmark = items[0].benchmark if items else None
     names = [d.name if isinstance(d, Dimension) else d for d in dimensions]
     artifacts = {}
     if o.filter or o.checklist == 'build':
-        checklists, skipped, prov = shared_checklists(benchmark, names, builder or judge, o)
+        src, pool = filter_source(benchmark, names)
+        checklists, skipped, prov = shared_checklists(src, pool, builder or judge, o)
+        checklists, skipped = {d: c for d, c in checklists.items() if d in names}, {d: w for d, w in skipped.items() if d in names}
         artifacts['construction'] = prov | {'builder_is_evaluator': builder is None or getattr(builder, 'name', None) == judge.name}
     else:
         checklists, skipped = _source_checklists(benchmark, names, o); prov = {}

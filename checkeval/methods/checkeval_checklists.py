@@ -224,6 +224,14 @@ BENCHMARK_TASKS = {
                          description='Topical-Chat: open-domain, knowledge-grounded conversations; candidate next-turn responses are '
                                      'rated for naturalness, coherence, engagingness and groundedness.',
                          inputs=[('Conversation history', 'source', 'conversation'), ('Fact', 'context', 'fact'), ('Response', 'output', 'response')]),
+    'qags_cnndm': dict(task='a news article and a summary written for it', target='summary',
+                       description='QAGS-CNN/DM: summaries of CNN/DailyMail news articles, each judged by annotators for factual '
+                                   'consistency with its article.',
+                       inputs=[('Article', 'source', 'article'), ('Summary', 'output', 'summary')]),
+    'qags_xsum': dict(task='a news article and a one-sentence summary written for it', target='summary',
+                      description='QAGS-XSum: one-sentence summaries of BBC news articles (XSum), each judged by annotators for '
+                                  'factual consistency with its article.',
+                      inputs=[('Article', 'source', 'article'), ('Summary', 'output', 'summary')]),
 }
 _DEFAULT_TASK = dict(task='an input text and a text generated from it', target='text', description='A benchmark of generated texts rated by people.',
                      inputs=[('Input', 'source', 'input'), ('Context', 'context', 'context'), ('Text to evaluate', 'output', 'text')])
