@@ -25,8 +25,6 @@ __all__ = ['QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answer
            'run_checkeval', 'export_questionnaire', 'import_answers', 'failed_questions', 'question_stats']
 
 # %% ../../nbs/10_checkeval.ipynb #183b2c7f
-_STRONG = re.compile(r'(?<![A-Za-z0-9])(?:q|question)\s*(?:no\.?\s*|#\s*|\.\s*)?(\d{1,3})(?![\d.,]\d)(?!\s*(?:-|\.)\s*\d)', re.I)
-_WEAK = re.compile(r'^[ \t>|*\-•#]*(?:\(\s*(\d{1,3})\s*\)|\[\s*(\d{1,3})\s*\]|#\s*(\d{1,3})\b|(\d{1,3})\s*(?:[.):\]|](?!\d)|\s+[-–—]\s))', re.M)
 _VERDICT = re.compile(r'(?<![\w])(?<!\w-)(yes|no)(?![\w])(?!-\w)', re.I)
 _LEAD_JUNK = re.compile(r'^[\s\W_]*', re.U)
 _LEAD_PREFIX = re.compile(r'^(?:(?:(?:my|final|the)\s+)?(?:answer|response|verdict|reply|output)s?\s*(?:is\s*)?[:=\-–—]?\s*[\W_]*|(?:a|r)\s*[:=\-–—]\s*[\W_]*)', re.I)
@@ -69,6 +67,9 @@ def _segment_verdict(seg:str):
     if _NA.search(seg): return (None, 'not applicable')
     return (None, 'no yes/no')
 
+# %% ../../nbs/10_checkeval.ipynb #052e45c2
+_STRONG = re.compile(r'(?<![A-Za-z0-9])(?:q|question)\s*(?:no\.?\s*|#\s*|\.\s*)?(\d{1,3})(?![\d.,]\d)(?!\s*(?:-|\.)\s*\d)', re.I)
+_WEAK = re.compile(r'^[ \t>|*\-•#]*(?:\(\s*(\d{1,3})\s*\)|\[\s*(\d{1,3})\s*\]|#\s*(\d{1,3})\b|(\d{1,3})\s*(?:[.):\]|](?!\d)|\s+[-–—]\s))', re.M)
 _INLINE = re.compile(r'(?<![\w.,])[(\[]?(\d{1,3})\s*[.):\]](?=\s|$)')
 
 def _markers(text:str, n:int) -> list[tuple[int, int, int]]:
@@ -94,6 +95,7 @@ def _positional(text:str, n:int):
     if len(leads) == n and len(lines) <= n + 2: return leads
     return None
 
+# %% ../../nbs/10_checkeval.ipynb #a0b437e1
 def reply_schema(n:int) -> dict:
     "JSON schema of a grouped reply for backends that enforce one: {\"Q1\": \"yes\"|\"no\", ..., \"Qn\": ...}, every question once."
     keys = [f'Q{i}' for i in range(1, int(n) + 1)]
@@ -111,6 +113,7 @@ def _json_answers(text:str, n:int) -> list|None:
     return [(None, 'missing') if k not in got else ((got[k] == 'yes', 'ok') if got[k] in ('yes', 'no') else (None, 'no yes/no'))
             for k in range(1, n + 1)]
 
+# %% ../../nbs/10_checkeval.ipynb #05eb25d6
 def parse_reply(text:str|None, n_questions:int) -> dict:
     "Parse a checklist reply: `{'answers': [(value, reason), ...], 'mode': 'json'|'numbered'|'single'|'positional'|'none'}`."
     n = int(n_questions)
@@ -171,6 +174,7 @@ def question_groups(cl:Checklist, granularity:str='sub_dimension') -> list[tuple
     if granularity == 'question': return [(q.sub_dimension, [q]) for q in qs]
     raise ValueError(f"granularity must be 'sub_dimension', 'dimension' or 'question', not {granularity!r}")
 
+# %% ../../nbs/10_checkeval.ipynb #0c28847f
 def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], granularity:str='sub_dimension', max_tokens:int=200,
                        temperature:float=0.0, seed:int|None=None, logprobs:bool=False, template:str='checkeval/evaluate',
                        choices:bool=False, json_schema:bool=False) -> list[tuple[dict, Any]]:
@@ -194,6 +198,7 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
                 out.append(({'item': it, 'dimension': d, 'sub_dimension': sub, 'questions': qs, 'group': gi}, req))
     return out
 
+# %% ../../nbs/10_checkeval.ipynb #5f0d7cf7
 def answers_from_responses(keyed:Sequence[tuple[dict, Any]], responses, judge_name:str, method:str='checkeval', variant:str='default') -> list[Answer]:
     "One `Answer` per question from the judge's replies (parse failures kept with their reason)."
     res = []
