@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/checkeval.html.md"""
 
 # %% ../../nbs/10_checkeval.ipynb #6f0565ab
 from __future__ import annotations
-import csv, io, json, math, re, statistics
+import ast, csv, io, json, math, re, statistics
 from pathlib import Path
 from typing import Any, Iterable, Literal, Optional, Sequence
 import yaml
@@ -15,14 +15,17 @@ from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Ques
 from ..runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, validate_options, yes_ratio_judgments
 from ..settings import runs_dir
 from ..parsing import extract_json, normalized_yes, token_text
+from ..data import resolve
 from .checkeval_checklists import *
 from .checkeval_checklists import _MD
 
 # %% auto #0
-__all__ = ['QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answers_detailed', 'parse_answers',
-           'p_yes_from_logprobs', 'item_inputs', 'question_groups', 'checklist_requests', 'answers_from_responses',
-           'failure_summary', 'CheckEvalOptions', 'filter_source', 'shared_checklists', 'floor_judgments',
-           'run_checkeval', 'export_questionnaire', 'import_answers', 'failed_questions', 'question_stats']
+__all__ = ['UPSTREAM_EVALUATION_FILE', 'QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answers_detailed',
+           'parse_answers', 'p_yes_from_logprobs', 'item_inputs', 'question_groups',
+           'load_upstream_evaluation_template', 'upstream_evaluation_messages', 'checklist_requests',
+           'answers_from_responses', 'failure_summary', 'CheckEvalOptions', 'filter_source', 'shared_checklists',
+           'floor_judgments', 'run_checkeval', 'export_questionnaire', 'import_answers', 'failed_questions',
+           'question_stats']
 
 # %% ../../nbs/10_checkeval.ipynb #183b2c7f
 _VERDICT = re.compile(r'(?<![\w])(?<!\w-)(yes|no)(?![\w])(?!-\w)', re.I)
@@ -175,12 +178,42 @@ def question_groups(cl:Checklist, granularity:str='sub_dimension') -> list[tuple
     raise ValueError(f"granularity must be 'sub_dimension', 'dimension' or 'question', not {granularity!r}")
 
 # %% ../../nbs/10_checkeval.ipynb #0c28847f
+UPSTREAM_EVALUATION_FILE = 'upstream/checkeval/src/inference_checkeval.py'   # yukyunglee/CheckEval (MIT)
+
+def load_upstream_evaluation_template(benchmark:str, path=None) -> str:
+    "The CheckEval authors' evaluation template for `benchmark` (Figures 5/6), read as data from their released code."
+    src = CHECKLIST_FROM.get(benchmark, benchmark)
+    if src not in ('summeval', 'topical_chat'):
+        raise DataError(f"no CheckEval evaluation template for '{benchmark}'; known: summeval, topical_chat (and QAGS, with SummEval's)", field='prompt_source')
+    if path is None:
+        try: path = resolve(UPSTREAM_EVALUATION_FILE)
+        except DataError as e: raise DataError(f"prompt_source='upstream' needs the CheckEval authors' src/inference_checkeval.py: {e}; "
+                                               "pass a local copy as upstream_file=", field='prompt_source') from None
+    p = Path(path)
+    if not p.exists(): raise DataError('file not found', p, field='upstream_file')
+    name = f'{src}_template'
+    for node in ast.parse(p.read_text(encoding='utf-8')).body:
+        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)): return node.value.value
+    raise DataError(f'no string constant {name} in the file', p, field='upstream_file')
+
+_UPSTREAM_SLOTS = re.compile(r'<(aspect|dimension|definition|source|document|summary|response|fact|questions)>')
+
+def upstream_evaluation_messages(template:str, item:Item, dimension:str, definition:str, questions:Sequence[str]) -> list[dict]:
+    "One user message: `template` with its placeholders filled in one pass (inputs by role: article/conversation, fact, text)."
+    fill = {'aspect': dimension, 'dimension': dimension, 'definition': definition, 'source': item.source, 'document': item.source,
+            'summary': item.output, 'response': item.output, 'fact': item.context or '',
+            'questions': '\n'.join(f'Q{k}: {q}' for k, q in enumerate(questions, 1))}
+    return [{'role': 'user', 'content': _UPSTREAM_SLOTS.sub(lambda m: fill[m.group(1)] or '', template)}]
+
+# %% ../../nbs/10_checkeval.ipynb #64e2efc6
 def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], granularity:str='sub_dimension', max_tokens:int=200,
                        temperature:float=0.0, seed:int|None=None, logprobs:bool=False, template:str='checkeval/evaluate',
-                       choices:bool=False, json_schema:bool=False) -> list[tuple[dict, Any]]:
+                       choices:bool=False, json_schema:bool=False, upstream_template:str|None=None) -> list[tuple[dict, Any]]:
     """(key, JudgeRequest) for every item × dimension × question group; `choices`: one-question replies constrained to one
     token, yes or no; `json_schema`: a group's answers asked as one JSON object held to `reply_schema` (backends that enforce
-    one); a single question is asked as before, so that the first token of its reply still gives P(yes)."""
+    one); a single question is asked as before, so that the first token of its reply still gives P(yes); `upstream_template`:
+    the authors' evaluation template instead of `template` (its own `Q1: yes` reply form, no JSON schema)."""
     from checkeval.prompts import render
     from checkeval.judges import JudgeRequest, Constraint
     if choices and granularity != 'question': raise ValueError("answer='choices' needs granularity='question' (one question per request)")
@@ -189,9 +222,10 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
         t = benchmark_task(it.benchmark)
         for d, cl in checklists.items():
             for gi, (sub, qs) in enumerate(question_groups(cl, granularity)):
-                js = json_schema and not choices and len(qs) > 1     # one question: its first token carries P(yes)
-                msgs = render(template, task=t['task'], target=t['target'], inputs=item_inputs(it), dimension=d,
-                              definition=cl.dimension.definition, questions=[q.text for q in qs], json_reply=js)
+                js = json_schema and not choices and len(qs) > 1 and upstream_template is None   # one question: its first token carries P(yes)
+                msgs = (upstream_evaluation_messages(upstream_template, it, d, cl.dimension.definition, [q.text for q in qs]) if upstream_template
+                        else render(template, task=t['task'], target=t['target'], inputs=item_inputs(it), dimension=d,
+                                    definition=cl.dimension.definition, questions=[q.text for q in qs], json_reply=js))
                 c = Constraint(choices=['yes', 'no']) if choices else (Constraint(json_schema=reply_schema(len(qs))) if js else None)
                 req = JudgeRequest(messages=msgs, max_tokens=1 if choices else max_tokens, temperature=temperature, seed=seed,
                                    logprobs=logprobs, top_logprobs=5 if logprobs else None, constraint=c)
@@ -244,6 +278,8 @@ class CheckEvalOptions(MethodOptions):
     logprobs: Optional[bool] = None        # None: on for granularity='question' when the judge returns them
     answer: Literal['generate', 'choices'] = 'generate'   # 'choices' (with granularity='question'): the reply constrained to yes/no
     template: str = 'checkeval/evaluate'
+    prompt_source: Literal['project', 'upstream'] = 'project'   # 'upstream': the authors' evaluation template (Figures 5/6), loaded as data
+    upstream_file: Optional[str] = None    # a local copy of the authors' src/inference_checkeval.py (default: the data catalog's)
     n_min: PositiveInt = 2
     n_max: PositiveInt = 5
     build_max_tokens: PositiveInt = 2048
@@ -350,8 +386,9 @@ def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], b
     checklists = {d: cl for d, cl in checklists.items() if active_questions(cl)}
     if not checklists: raise DataError(f'no checklist for any of the dimensions {names}: ' + '; '.join(f'{k}: {v}' for k,v in skipped.items()))
     logprobs = o.logprobs if o.logprobs is not None else (o.granularity == 'question' and bool(getattr(judge, 'supports_logprobs', False)))
+    tpl = load_upstream_evaluation_template(benchmark, o.upstream_file) if o.prompt_source == 'upstream' else None
     keyed = checklist_requests(items, checklists, o.granularity, o.max_tokens, o.temperature, o.seed, logprobs, o.template, o.answer == 'choices',
-                               json_schema=bool(getattr(judge, 'supports_json_schema', False)))
+                               json_schema=bool(getattr(judge, 'supports_json_schema', False)), upstream_template=tpl)
     answers = answers_from_responses(keyed, judge.generate([r for _, r in keyed], desc=f'checkeval {benchmark}'), judge.name, 'checkeval', 'default')
     judgments = floor_judgments(yes_ratio_judgments(answers, n_questions={d: len(active_questions(cl)) for d, cl in checklists.items()}), o.min_answered)
     artifacts.update({'checklists': {d: checklist_to_dict(cl) for d, cl in checklists.items()},
