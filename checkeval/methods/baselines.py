@@ -134,6 +134,7 @@ class RatingOptions(MethodOptions):
     score: Literal['mean', 'prob'] = 'mean'                   # headline: mean of parsed samples, or probability-weighted
     answer: Optional[Literal['generate', 'choices']] = None   # None: the style's default (see `answer_mode`)
 
+# %% ../../nbs/11_baselines.ipynb #e35faa92
 def allowed_score(val, why:str, lo:float, hi:float) -> tuple[float|None, str]:
     "A parsed score kept only when it is one of the allowed answers of a `choices` request (the scale's whole numbers)."
     if val is None or (float(val).is_integer() and lo <= val <= hi): return val, why
@@ -152,6 +153,7 @@ def answer_mode(style:str, o:RatingOptions, lo:float, hi:float) -> str:
         raise DataError(f'answer=choices needs a whole-number scale of at most 11 values, got {_fmt(lo)}-{_fmt(hi)}', field='answer')
     return mode
 
+# %% ../../nbs/11_baselines.ipynb #b3c3d1f6
 def _rating_requests(style, items, dimensions, o:RatingOptions, logprobs:bool):
     "((item, dim, lo, hi, k), JudgeRequest) per item × dimension × sample."
     from checkeval.judges import Constraint, JudgeRequest
@@ -187,6 +189,7 @@ def _rating_answer(style, key, r, judge_name:str, o:RatingOptions, rating_lp=Non
                              'score_token_position': pos, 'prompt_source': o.prompt_source,
                              'answer': answer_mode(style, o, lo, hi)})
 
+# %% ../../nbs/11_baselines.ipynb #31365d80
 def run_rating(style:str, items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
     "One rating method (`style` in geval, seeval, likert) with the options of `RatingOptions`."
     o = RatingOptions.model_validate(options, strict=False)

@@ -318,6 +318,7 @@ def _filter_all(benchmark:str, checklists:dict, builder, o:CheckEvalOptions) -> 
                             'the checklist is not built (no fall-back to the unfiltered union)', field='filter')
     return out, rep
 
+# %% ../../nbs/10_checkeval.ipynb #cc267301
 def filter_source(benchmark:str, names:Sequence[str]) -> tuple[str, list[str]]:
     """(benchmark, dimensions) whose checklists a build or filter works on: a benchmark answered with another's checklists
     (QAGS: SummEval's consistency, `CHECKLIST_FROM`) shares that benchmark's filtered set, built over all its dimensions."""
