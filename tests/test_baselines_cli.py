@@ -46,6 +46,13 @@ def test_geval_upstream_prompts(cli_env):
     assert (s['temperature'], s['n'], s['max_tokens']) == (0.0, 1, 20) and 'released with CheckEval' in s['prompts']
 
 
+def test_seeval_explains_in_500_tokens(cli_env):
+    "SEEval's explanation has the 500 tokens of the paper (and of SEEval's original implementation)."
+    args = ['evaluate', '--method', 'seeval', '--benchmark', 'summeval', '--judge', 'tiny', '--limit', '1', '--dimensions', 'coherence']
+    _, _, _, arts = read_run(run_cli(args, cli_env))
+    assert arts['settings']['max_tokens'] == 500
+
+
 @pytest.mark.parametrize('method,option,words', [('seeval', 'prompt_source=upstream', 'not released'),
                                                  ('geval', 'prompt_source=authors', 'prompt_source')])
 def test_rating_option_errors(cli_env, method, option, words):

@@ -18,12 +18,13 @@ def scripted(name, noise):
     from checkeval.judges import FunctionJudge
     def fn(req):
         body = req.messages[-1]['content']
-        quality = (len(body) % 97) / 97             # something of the text, the same for every judge
+        text = ' '.join(m['content'] for m in req.messages)   # SEEval asks its rating in a follow-up after the explanation
+        quality = (len(text) % 97) / 97             # something of the text, the same for every judge
         qs = re.findall(r'^Q(\d+): (.*)$', body.split('# Questions')[-1], re.M)
         if qs: return '\n'.join(f"Q{k}: {'yes' if quality + noise * (_u(name, body[-300:], q) - .5) > .4 else 'no'}" for k, q in qs)
         scale = re.findall(r'\((\d)\s*-\s*(\d)\)', body) or re.findall(r'from (\d) to (\d)', body) or [('1', '5')]
         lo, hi = int(scale[-1][0]), int(scale[-1][1])
-        v = lo + round((hi - lo) * min(1, max(0, quality + noise * (_u(name, body[-300:]) - .5))))
+        v = lo + round((hi - lo) * min(1, max(0, quality + noise * (_u(name, text[-300:]) - .5))))
         return f'Rating: {v}'
     return FunctionJudge(fn, name=name, progress=False)
 
@@ -38,7 +39,14 @@ def paper_run(tmp_path_factory):
         for j, noise in JUDGES.items():
             judge = scripted(j, noise)
             evaluate('geval', b, judge, limit=12, dimensions=dims, root=runs, options={'prompt_source': 'upstream'} if b != 'qags_xsum' else None)
-            evaluate('checkeval', b, judge, limit=12, dimensions=dims, root=runs)
+            # Topical-Chat's CheckEval as the grid runs it (a token cap: another variant than SummEval's run of the same judge)
+            evaluate('checkeval', b, judge, limit=12, dimensions=dims, root=runs, options={'max_tokens': 200} if b == 'topical_chat' else None)
+    for j, noise in JUDGES.items():   # SEEval over all six Topical-Chat dimensions; the seed-only CheckEval of Table 6
+        evaluate('seeval', 'topical_chat', scripted(j, noise), limit=12, root=runs)
+        evaluate('checkeval', 'summeval', scripted(j, noise), limit=12, root=runs, options={'stage': 'seed'})
+    figs.joinpath('checkeval').mkdir(parents=True)   # a stale row of a run that no longer exists
+    figs.joinpath('checkeval', 'correlations.csv').write_text('benchmark,method,variant,judge,dimension,level,statistic,value,ci_low,ci_high,n\n'
+                                                             'summeval,checkeval,gone,jz,coherence,sample,spearman,0.9,,,12\n')
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'HF_HUB_OFFLINE': '1', 'CHECKEVAL_PROGRESS': '0'}
     r = subprocess.run([sys.executable, '-m', 'papermill', 'checkeval.ipynb', str(tmp/'out.ipynb'), '-p', 'runs_root', str(runs),
                         '-p', 'figures_out', str(figs)], cwd=ROOT/'nbs'/'paper', capture_output=True, text=True, env=env, timeout=300)
@@ -79,3 +87,40 @@ def test_qags_agreement_uses_one_checklist(paper_run):
     a = pd.read_csv(out/'agreement.csv')
     q = a[(a.benchmark == 'qags_xsum') & (a.method == 'checkeval') & (a.judge_group == 'all') & (a.statistic == 'krippendorff_alpha')]
     assert len(q) and q.n_judges.iloc[0] == 3 and q.n_units.iloc[0] == 12 * 29   # 12 items × the 29 questions of the consistency union
+
+
+def test_topical_chat_averages_the_papers_four_dimensions(paper_run):
+    "SEEval ran all six Topical-Chat dimensions; the average is over naturalness, coherence, engagingness, groundedness only."
+    _, out = paper_run
+    c = pd.read_csv(out/'correlations.csv')
+    s = c[(c.benchmark == 'topical_chat') & (c.method == 'seeval') & (c.judge == 'ja') & (c.statistic == 'spearman')].set_index('dimension').value
+    four = ['naturalness', 'coherence', 'engagingness', 'groundedness']
+    assert not {'understandability', 'overall'} & set(s.index)
+    assert s['average'] == pytest.approx(s[four].mean(), abs=1e-5)
+    avg = c[(c.dimension == 'average') & (c.benchmark == 'topical_chat') & (c.judge == 'ja')]
+    assert (avg.n == 12).all()                           # n = items, not the number of dimensions
+
+
+def test_table1_one_row_per_judge_and_method(paper_run):
+    "Each benchmark's columns (values, n, failure rate) come from that benchmark's run, even when the runs' variants differ."
+    _, out = paper_run
+    t = pd.read_csv(out/'tables/table01_average_correlations.csv')
+    ce = t[(t.method == 'checkeval') & (t.judge == 'ja')]
+    assert len(ce) == 1 and ce['summeval ρ'].notna().all() and ce['topical_chat ρ'].notna().all()
+    assert ce['topical_chat variant'].iloc[0] != ce['summeval variant'].iloc[0] and ce['summeval n'].iloc[0] == 12
+    uni = t[t.method == 'unieval']
+    assert len(uni) == 1 and uni['topical_chat ρ'].notna().all() and uni['summeval ρ'].isna().all()
+
+
+def test_tables_2_6_7_and_no_stale_rows(paper_run):
+    _, out = paper_run
+    t2 = pd.read_csv(out/'tables/table02_iea.csv')
+    assert {'summeval α', 'topical_chat α'} <= set(t2.columns) and 'all' in set(t2.judge_group)
+    t6 = pd.read_csv(out/'tables/table06_components.csv')
+    rows = set(zip(t6.judge, t6.method))
+    assert ('ja', 'w/o augmentation (seed questions only)') in rows and ('ja', 'w/o filtering (released union)') in rows
+    assert (t6[t6.benchmark == 'summeval'].n == 12).all()
+    t7 = pd.read_csv(out/'tables/table07_qags_correlations.csv')
+    assert {'average r', 'average ρ', 'average τ'} <= set(t7.columns)
+    c = pd.read_csv(out/'correlations.csv')
+    assert 'gone' not in set(c.variant) and 'jz' not in set(c.judge)

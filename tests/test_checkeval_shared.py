@@ -88,3 +88,18 @@ def test_per_question_filter_for_a_weak_builder(items, tmp_path):
     bad = FunctionJudge(lambda r: 'perhaps', name='bad', progress=False)
     with pytest.raises(DataError, match='could not be read'):
         run_checkeval(items, evaluator('a', 2), dims, builder=bad, filter=True, filter_form='per_question', checklist_dir=str(tmp_path / 'b'))
+
+
+def test_qags_shares_the_summeval_filter(tmp_path):
+    "QAGS answers SummEval's consistency checklist filtered once by the builder: the SummEval run's set, not a second filter."
+    calls = []
+    builder = FunctionJudge(builder_fn(calls), name='builder', progress=False)
+    se = benchmark_info('summeval')
+    run_se = run_checkeval(load_benchmark('summeval', limit=1), evaluator('a', 2), se.dimensions, builder=builder, filter=True,
+                           checklist_dir=str(tmp_path))
+    run_q = run_checkeval(load_benchmark('qags_xsum', limit=1), evaluator('a', 2), [benchmark_info('qags_xsum').dimension('consistency')],
+                          builder=builder, filter=True, checklist_dir=str(tmp_path))
+    assert calls == ['filter'] * 4                      # SummEval's four dimensions, filtered once; QAGS read them back
+    assert run_q.artifacts['construction']['reused'] and run_q.artifacts['construction']['folder'] == run_se.artifacts['construction']['folder']
+    assert {a.question_id for a in run_q.answers} == {a.question_id for a in run_se.answers if a.dimension == 'consistency'}
+    assert set(run_q.artifacts['checklists']) == {'consistency'}

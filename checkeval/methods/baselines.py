@@ -19,8 +19,8 @@ from ..parsing import token_text
 from .checkeval import _MD, benchmark_task, failure_summary, item_inputs
 
 # %% auto #0
-__all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'load_geval_prompts', 'parse_score_at', 'parse_score', 'score_token_position',
-           'weighted_score', 'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'answer_mode', 'run_rating',
+__all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'parse_score_at', 'parse_score', 'score_token_position', 'weighted_score',
+           'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'allowed_score', 'answer_mode', 'run_rating',
            'rating_judgments', 'explained_ratings', 'run_geval', 'run_seeval', 'run_likert']
 
 # %% ../../nbs/11_baselines.ipynb #7d801473
@@ -96,18 +96,16 @@ def weighted_score(top_logprobs:list[dict[str, float]]|None, lo:float, hi:float,
 
 # %% ../../nbs/11_baselines.ipynb #bdabed05
 STYLES = {'geval': dict(template='geval/evaluate', max_tokens=20),
-          'seeval': dict(template='seeval/evaluate', max_tokens=200),
+          'seeval': dict(template='seeval/evaluate', max_tokens=500),
           'likert': dict(template='likert/evaluate', max_tokens=10)}
 UPSTREAM_PROMPTS = {'geval': "the G-Eval prompts released with CheckEval (yukyunglee/CheckEval, prompt/geval_prompt), loaded as data",
                     'seeval': None, 'likert': None}   # None: no released prompt in the data mirror
 
 def _fmt(x): return str(int(x)) if float(x).is_integer() else str(x)
 
-load_geval_prompts = load_checkeval_geval_prompt   # the released G-Eval prompts, per dimension, read by the data layer
-
 def upstream_geval_prompt(item:Item, dimension:str) -> tuple[list[dict], tuple[float, float]|None]:
     "Messages from the CheckEval repository's G-Eval prompt for `dimension`, and the scale it states."
-    prompts = load_geval_prompts(item.benchmark)
+    prompts = load_checkeval_geval_prompt(item.benchmark)
     if dimension not in prompts: raise DataError(f"no upstream G-Eval prompt for {item.benchmark}/{dimension}; known: {', '.join(prompts)}", field='dimension')
     p = prompts[dimension]
     for k, v in {'Document': item.source, 'Summary': item.output, 'Fact': item.context, 'Response': item.output}.items():
@@ -127,7 +125,7 @@ class RatingOptions(MethodOptions):
     "Options of G-Eval, SEEval and the direct Likert rating."
     n: PositiveInt = 1                                        # samples per (item, dimension), averaged
     temperature: float = Field(0.0, ge=0)
-    max_tokens: Optional[PositiveInt] = None                  # None: 20 (G-Eval), 200 (SEEval's explanation), 10 (Likert)
+    max_tokens: Optional[PositiveInt] = None                  # None: 20 (G-Eval), 500 (SEEval's explanation), 10 (Likert)
     seed: Optional[int] = None
     logprobs: Optional[bool] = None                           # None: on when the judge returns them
     prompt_source: Literal['project', 'upstream'] = 'project' # upstream: the released prompts (G-Eval only)
@@ -136,17 +134,26 @@ class RatingOptions(MethodOptions):
     score: Literal['mean', 'prob'] = 'mean'                   # headline: mean of parsed samples, or probability-weighted
     answer: Optional[Literal['generate', 'choices']] = None   # None: the style's default (see `answer_mode`)
 
+# %% ../../nbs/11_baselines.ipynb #e35faa92
+def allowed_score(val, why:str, lo:float, hi:float) -> tuple[float|None, str]:
+    "A parsed score kept only when it is one of the allowed answers of a `choices` request (the scale's whole numbers)."
+    if val is None or (float(val).is_integer() and lo <= val <= hi): return val, why
+    return None, 'not an allowed answer'
+
 def answer_mode(style:str, o:RatingOptions, lo:float, hi:float) -> str:
     """'choices' (the reply is one of the scale's whole numbers, its probabilities over them give the weighted score) or
     'generate' (a free reply, parsed). By default Likert asks for the number only, so its reply is the scale's values;
     G-Eval's and SEEval's deterministic runs (n=1, temperature 0) read the score token's distribution over the scale, as
     G-Eval's probability weighting does (SEEval after its generated explanation, see `explained_ratings`), and samples
-    (n>1 or temperature>0) are generated and parsed."""
+    (n>1 or temperature>0) are generated and parsed. A `choices` request keeps the style's token budget (G-Eval: 20, as the
+    paper): a backend that enforces choices replies with one of them, one that cannot writes its reply within that
+    budget, and `allowed_score` keeps only the scale's whole numbers."""
     mode = o.answer or ('choices' if style == 'likert' or (o.n == 1 and o.temperature == 0) else 'generate')
     if mode == 'choices' and not (float(lo).is_integer() and float(hi).is_integer() and 0 < hi - lo <= 10):
         raise DataError(f'answer=choices needs a whole-number scale of at most 11 values, got {_fmt(lo)}-{_fmt(hi)}', field='answer')
     return mode
 
+# %% ../../nbs/11_baselines.ipynb #b3c3d1f6
 def _rating_requests(style, items, dimensions, o:RatingOptions, logprobs:bool):
     "((item, dim, lo, hi, k), JudgeRequest) per item × dimension × sample."
     from checkeval.judges import Constraint, JudgeRequest
@@ -159,7 +166,7 @@ def _rating_requests(style, items, dimensions, o:RatingOptions, logprobs:bool):
             mode = answer_mode(style, o, lo, hi)
             con = Constraint(choices=[str(v) for v in range(int(lo), int(hi) + 1)]) if mode == 'choices' and style != 'seeval' else None
             for k in range(o.n):
-                req = JudgeRequest(messages=msgs, max_tokens=1 if con else o.max_tokens or STYLES[style]['max_tokens'], temperature=o.temperature,
+                req = JudgeRequest(messages=msgs, max_tokens=o.max_tokens or STYLES[style]['max_tokens'], temperature=o.temperature,
                                    seed=o.seed, sample_index=k, constraint=con, logprobs=logprobs or con is not None,
                                    top_logprobs=max(10, len(con.choices)) if con else (10 if logprobs else None))
                 keyed.append(((it, dim, lo, hi, k), req))
@@ -170,6 +177,7 @@ def _rating_answer(style, key, r, judge_name:str, o:RatingOptions, rating_lp=Non
     the distribution of a separately asked rating, SEEval's second request)."""
     it, dim, lo, hi, k = key
     val, why, at = parse_score_at(r.text, lo, hi, dim.name) if not r.error else (None, 'judge error', None)
+    if answer_mode(style, o, lo, hi) == 'choices': val, why = allowed_score(val, why, lo, hi)
     lps = rating_lp or r.top_logprobs
     pos = (0 if rating_lp else score_token_position(r.text, r.top_logprobs, at)) if lps and at is not None else None
     w = weighted_score(lps, lo, hi, pos)
@@ -181,6 +189,7 @@ def _rating_answer(style, key, r, judge_name:str, o:RatingOptions, rating_lp=Non
                              'score_token_position': pos, 'prompt_source': o.prompt_source,
                              'answer': answer_mode(style, o, lo, hi)})
 
+# %% ../../nbs/11_baselines.ipynb #31365d80
 def run_rating(style:str, items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
     "One rating method (`style` in geval, seeval, likert) with the options of `RatingOptions`."
     o = RatingOptions.model_validate(options, strict=False)
@@ -229,7 +238,7 @@ def explained_ratings(keyed, resps, judge, o:RatingOptions) -> tuple[list, list]
         expl = re.split(r'(?im)^\W*rating\W*:', r.text)[0].strip() or r.text.strip()
         msgs = [*req.messages, {'role': 'assistant', 'content': expl},
                 {'role': 'user', 'content': f'Rating ({_fmt(lo)}-{_fmt(hi)}):'}]
-        follow.append(JudgeRequest(messages=msgs, max_tokens=1, temperature=req.temperature, seed=req.seed, sample_index=k,
+        follow.append(JudgeRequest(messages=msgs, max_tokens=STYLES['geval']['max_tokens'], temperature=req.temperature, seed=req.seed, sample_index=k,
                                    constraint=Constraint(choices=[str(v) for v in range(int(lo), int(hi) + 1)]),
                                    logprobs=True, top_logprobs=max(10, int(hi - lo) + 1)))
         where.append((i, expl))

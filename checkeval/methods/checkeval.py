@@ -6,27 +6,28 @@ Docs: https://checkeval.github.io/checkeval/checkeval.html.md"""
 
 # %% ../../nbs/10_checkeval.ipynb #6f0565ab
 from __future__ import annotations
-import csv, io, json, math, re, statistics
+import ast, csv, io, json, math, re, statistics
 from pathlib import Path
 from typing import Any, Iterable, Literal, Optional, Sequence
 import yaml
-from pydantic import Field, PositiveInt, ValidationError
+from pydantic import Field, PositiveInt
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES
-from ..runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, yes_ratio_judgments
+from ..runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, validate_options, yes_ratio_judgments
 from ..settings import runs_dir
 from ..parsing import extract_json, normalized_yes, token_text
+from ..data import resolve
 from .checkeval_checklists import *
 from .checkeval_checklists import _MD
 
 # %% auto #0
-__all__ = ['QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answers_detailed', 'parse_answers',
-           'p_yes_from_logprobs', 'item_inputs', 'question_groups', 'checklist_requests', 'answers_from_responses',
-           'failure_summary', 'CheckEvalOptions', 'checkeval_options', 'shared_checklists', 'floor_judgments',
-           'run_checkeval', 'export_questionnaire', 'import_answers', 'failed_questions', 'question_stats']
+__all__ = ['UPSTREAM_EVALUATION_FILE', 'QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answers_detailed',
+           'parse_answers', 'p_yes_from_logprobs', 'item_inputs', 'question_groups',
+           'load_upstream_evaluation_template', 'upstream_evaluation_messages', 'checklist_requests',
+           'answers_from_responses', 'failure_summary', 'CheckEvalOptions', 'filter_source', 'shared_checklists',
+           'floor_judgments', 'run_checkeval', 'export_questionnaire', 'import_answers', 'failed_questions',
+           'question_stats']
 
 # %% ../../nbs/10_checkeval.ipynb #183b2c7f
-_STRONG = re.compile(r'(?<![A-Za-z0-9])(?:q|question)\s*(?:no\.?\s*|#\s*|\.\s*)?(\d{1,3})(?![\d.,]\d)(?!\s*(?:-|\.)\s*\d)', re.I)
-_WEAK = re.compile(r'^[ \t>|*\-•#]*(?:\(\s*(\d{1,3})\s*\)|\[\s*(\d{1,3})\s*\]|#\s*(\d{1,3})\b|(\d{1,3})\s*(?:[.):\]|](?!\d)|\s+[-–—]\s))', re.M)
 _VERDICT = re.compile(r'(?<![\w])(?<!\w-)(yes|no)(?![\w])(?!-\w)', re.I)
 _LEAD_JUNK = re.compile(r'^[\s\W_]*', re.U)
 _LEAD_PREFIX = re.compile(r'^(?:(?:(?:my|final|the)\s+)?(?:answer|response|verdict|reply|output)s?\s*(?:is\s*)?[:=\-–—]?\s*[\W_]*|(?:a|r)\s*[:=\-–—]\s*[\W_]*)', re.I)
@@ -69,6 +70,9 @@ def _segment_verdict(seg:str):
     if _NA.search(seg): return (None, 'not applicable')
     return (None, 'no yes/no')
 
+# %% ../../nbs/10_checkeval.ipynb #052e45c2
+_STRONG = re.compile(r'(?<![A-Za-z0-9])(?:q|question)\s*(?:no\.?\s*|#\s*|\.\s*)?(\d{1,3})(?![\d.,]\d)(?!\s*(?:-|\.)\s*\d)', re.I)
+_WEAK = re.compile(r'^[ \t>|*\-•#]*(?:\(\s*(\d{1,3})\s*\)|\[\s*(\d{1,3})\s*\]|#\s*(\d{1,3})\b|(\d{1,3})\s*(?:[.):\]|](?!\d)|\s+[-–—]\s))', re.M)
 _INLINE = re.compile(r'(?<![\w.,])[(\[]?(\d{1,3})\s*[.):\]](?=\s|$)')
 
 def _markers(text:str, n:int) -> list[tuple[int, int, int]]:
@@ -94,6 +98,7 @@ def _positional(text:str, n:int):
     if len(leads) == n and len(lines) <= n + 2: return leads
     return None
 
+# %% ../../nbs/10_checkeval.ipynb #a0b437e1
 def reply_schema(n:int) -> dict:
     "JSON schema of a grouped reply for backends that enforce one: {\"Q1\": \"yes\"|\"no\", ..., \"Qn\": ...}, every question once."
     keys = [f'Q{i}' for i in range(1, int(n) + 1)]
@@ -111,6 +116,7 @@ def _json_answers(text:str, n:int) -> list|None:
     return [(None, 'missing') if k not in got else ((got[k] == 'yes', 'ok') if got[k] in ('yes', 'no') else (None, 'no yes/no'))
             for k in range(1, n + 1)]
 
+# %% ../../nbs/10_checkeval.ipynb #05eb25d6
 def parse_reply(text:str|None, n_questions:int) -> dict:
     "Parse a checklist reply: `{'answers': [(value, reason), ...], 'mode': 'json'|'numbered'|'single'|'positional'|'none'}`."
     n = int(n_questions)
@@ -171,12 +177,43 @@ def question_groups(cl:Checklist, granularity:str='sub_dimension') -> list[tuple
     if granularity == 'question': return [(q.sub_dimension, [q]) for q in qs]
     raise ValueError(f"granularity must be 'sub_dimension', 'dimension' or 'question', not {granularity!r}")
 
+# %% ../../nbs/10_checkeval.ipynb #0c28847f
+UPSTREAM_EVALUATION_FILE = 'upstream/checkeval/src/inference_checkeval.py'   # yukyunglee/CheckEval (MIT)
+
+def load_upstream_evaluation_template(benchmark:str, path=None) -> str:
+    "The CheckEval authors' evaluation template for `benchmark` (Figures 5/6), read as data from their released code."
+    src = CHECKLIST_FROM.get(benchmark, benchmark)
+    if src not in ('summeval', 'topical_chat'):
+        raise DataError(f"no CheckEval evaluation template for '{benchmark}'; known: summeval, topical_chat (and QAGS, with SummEval's)", field='prompt_source')
+    if path is None:
+        try: path = resolve(UPSTREAM_EVALUATION_FILE)
+        except DataError as e: raise DataError(f"prompt_source='upstream' needs the CheckEval authors' src/inference_checkeval.py: {e}; "
+                                               "pass a local copy as upstream_file=", field='prompt_source') from None
+    p = Path(path)
+    if not p.exists(): raise DataError('file not found', p, field='upstream_file')
+    name = f'{src}_template'
+    for node in ast.parse(p.read_text(encoding='utf-8')).body:
+        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)): return node.value.value
+    raise DataError(f'no string constant {name} in the file', p, field='upstream_file')
+
+_UPSTREAM_SLOTS = re.compile(r'<(aspect|dimension|definition|source|document|summary|response|fact|questions)>')
+
+def upstream_evaluation_messages(template:str, item:Item, dimension:str, definition:str, questions:Sequence[str]) -> list[dict]:
+    "One user message: `template` with its placeholders filled in one pass (inputs by role: article/conversation, fact, text)."
+    fill = {'aspect': dimension, 'dimension': dimension, 'definition': definition, 'source': item.source, 'document': item.source,
+            'summary': item.output, 'response': item.output, 'fact': item.context or '',
+            'questions': '\n'.join(f'Q{k}: {q}' for k, q in enumerate(questions, 1))}
+    return [{'role': 'user', 'content': _UPSTREAM_SLOTS.sub(lambda m: fill[m.group(1)] or '', template)}]
+
+# %% ../../nbs/10_checkeval.ipynb #64e2efc6
 def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], granularity:str='sub_dimension', max_tokens:int=200,
                        temperature:float=0.0, seed:int|None=None, logprobs:bool=False, template:str='checkeval/evaluate',
-                       choices:bool=False, json_schema:bool=False) -> list[tuple[dict, Any]]:
+                       choices:bool=False, json_schema:bool=False, upstream_template:str|None=None) -> list[tuple[dict, Any]]:
     """(key, JudgeRequest) for every item × dimension × question group; `choices`: one-question replies constrained to one
     token, yes or no; `json_schema`: a group's answers asked as one JSON object held to `reply_schema` (backends that enforce
-    one); a single question is asked as before, so that the first token of its reply still gives P(yes)."""
+    one); a single question is asked as before, so that the first token of its reply still gives P(yes); `upstream_template`:
+    the authors' evaluation template instead of `template` (its own `Q1: yes` reply form, no JSON schema)."""
     from checkeval.prompts import render
     from checkeval.judges import JudgeRequest, Constraint
     if choices and granularity != 'question': raise ValueError("answer='choices' needs granularity='question' (one question per request)")
@@ -185,15 +222,17 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
         t = benchmark_task(it.benchmark)
         for d, cl in checklists.items():
             for gi, (sub, qs) in enumerate(question_groups(cl, granularity)):
-                js = json_schema and not choices and len(qs) > 1     # one question: its first token carries P(yes)
-                msgs = render(template, task=t['task'], target=t['target'], inputs=item_inputs(it), dimension=d,
-                              definition=cl.dimension.definition, questions=[q.text for q in qs], json_reply=js)
+                js = json_schema and not choices and len(qs) > 1 and upstream_template is None   # one question: its first token carries P(yes)
+                msgs = (upstream_evaluation_messages(upstream_template, it, d, cl.dimension.definition, [q.text for q in qs]) if upstream_template
+                        else render(template, task=t['task'], target=t['target'], inputs=item_inputs(it), dimension=d,
+                                    definition=cl.dimension.definition, questions=[q.text for q in qs], json_reply=js))
                 c = Constraint(choices=['yes', 'no']) if choices else (Constraint(json_schema=reply_schema(len(qs))) if js else None)
                 req = JudgeRequest(messages=msgs, max_tokens=1 if choices else max_tokens, temperature=temperature, seed=seed,
                                    logprobs=logprobs, top_logprobs=5 if logprobs else None, constraint=c)
                 out.append(({'item': it, 'dimension': d, 'sub_dimension': sub, 'questions': qs, 'group': gi}, req))
     return out
 
+# %% ../../nbs/10_checkeval.ipynb #5f0d7cf7
 def answers_from_responses(keyed:Sequence[tuple[dict, Any]], responses, judge_name:str, method:str='checkeval', variant:str='default') -> list[Answer]:
     "One `Answer` per question from the judge's replies (parse failures kept with their reason)."
     res = []
@@ -239,17 +278,13 @@ class CheckEvalOptions(MethodOptions):
     logprobs: Optional[bool] = None        # None: on for granularity='question' when the judge returns them
     answer: Literal['generate', 'choices'] = 'generate'   # 'choices' (with granularity='question'): the reply constrained to yes/no
     template: str = 'checkeval/evaluate'
+    prompt_source: Literal['project', 'upstream'] = 'project'   # 'upstream': the authors' evaluation template (Figures 5/6), loaded as data
+    upstream_file: Optional[str] = None    # a local copy of the authors' src/inference_checkeval.py (default: the data catalog's)
     n_min: PositiveInt = 2
     n_max: PositiveInt = 5
     build_max_tokens: PositiveInt = 2048
 
-def checkeval_options(**options) -> CheckEvalOptions:
-    "The options of a call, checked (a direct call may pass ints for floats): unknown names or bad values → one-line `ValueError`."
-    options = {k: v for k, v in options.items() if k != 'builder'}
-    try: return CheckEvalOptions.model_validate(options, strict=False)
-    except ValidationError as e:
-        err = e.errors()[0]
-        raise ValueError(f"checkeval option {'.'.join(map(str, err['loc']))}: {err['msg']}; known: {', '.join(CheckEvalOptions.model_fields)}") from None
+
 
 # %% ../../nbs/10_checkeval.ipynb #d2c85b4c
 def _judge_id(judge) -> dict: return {'name': getattr(judge, 'name', None), 'model': getattr(judge, 'model', None)}
@@ -282,6 +317,13 @@ def _filter_all(benchmark:str, checklists:dict, builder, o:CheckEvalOptions) -> 
             raise DataError(f"the filter reply of {getattr(builder, 'name', '?')} for {benchmark}/{d} could not be read ({why}): "
                             'the checklist is not built (no fall-back to the unfiltered union)', field='filter')
     return out, rep
+
+# %% ../../nbs/10_checkeval.ipynb #cc267301
+def filter_source(benchmark:str, names:Sequence[str]) -> tuple[str, list[str]]:
+    """(benchmark, dimensions) whose checklists a build or filter works on: a benchmark answered with another's checklists
+    (QAGS: SummEval's consistency, `CHECKLIST_FROM`) shares that benchmark's filtered set, built over all its dimensions."""
+    src = CHECKLIST_FROM.get(benchmark, benchmark)
+    return (src, list(PAPER_SIZES.get(src) or names)) if src != benchmark else (benchmark, list(names))
 
 def shared_checklists(benchmark:str, names:Sequence[str], builder, o:CheckEvalOptions) -> tuple[dict, dict, dict]:
     "({dimension: Checklist}, skipped, provenance): built/filtered once by `builder` and kept as YAML, or read back from there."
@@ -331,20 +373,23 @@ def _checklist_label(o:CheckEvalOptions, checklists:dict, builder, prov:dict) ->
 def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], builder=None, **options) -> MethodResult:
     "CheckEval on `items` for `dimensions` with the options of `CheckEvalOptions`; `builder` (a Judge) builds/filters the checklist once."
     if isinstance(builder, (str, list)): raise ValueError('builder must be a Judge (the runner resolves a judge name)')
-    o = checkeval_options(**options)
+    o = CheckEvalOptions(**validate_options('checkeval', options))
     benchmark = items[0].benchmark if items else None
     names = [d.name if isinstance(d, Dimension) else d for d in dimensions]
     artifacts = {}
     if o.filter or o.checklist == 'build':
-        checklists, skipped, prov = shared_checklists(benchmark, names, builder or judge, o)
+        src, pool = filter_source(benchmark, names)
+        checklists, skipped, prov = shared_checklists(src, pool, builder or judge, o)
+        checklists, skipped = {d: c for d, c in checklists.items() if d in names}, {d: w for d, w in skipped.items() if d in names}
         artifacts['construction'] = prov | {'builder_is_evaluator': builder is None or getattr(builder, 'name', None) == judge.name}
     else:
         checklists, skipped = _source_checklists(benchmark, names, o); prov = {}
     checklists = {d: cl for d, cl in checklists.items() if active_questions(cl)}
     if not checklists: raise DataError(f'no checklist for any of the dimensions {names}: ' + '; '.join(f'{k}: {v}' for k,v in skipped.items()))
     logprobs = o.logprobs if o.logprobs is not None else (o.granularity == 'question' and bool(getattr(judge, 'supports_logprobs', False)))
+    tpl = load_upstream_evaluation_template(benchmark, o.upstream_file) if o.prompt_source == 'upstream' else None
     keyed = checklist_requests(items, checklists, o.granularity, o.max_tokens, o.temperature, o.seed, logprobs, o.template, o.answer == 'choices',
-                               json_schema=bool(getattr(judge, 'supports_json_schema', False)))
+                               json_schema=bool(getattr(judge, 'supports_json_schema', False)), upstream_template=tpl)
     answers = answers_from_responses(keyed, judge.generate([r for _, r in keyed], desc=f'checkeval {benchmark}'), judge.name, 'checkeval', 'default')
     judgments = floor_judgments(yes_ratio_judgments(answers, n_questions={d: len(active_questions(cl)) for d, cl in checklists.items()}), o.min_answered)
     artifacts.update({'checklists': {d: checklist_to_dict(cl) for d, cl in checklists.items()},

@@ -71,6 +71,7 @@ def checklist_from_dict(d:dict, path=None) -> Checklist:
     try: return Checklist(dimension=dim, questions=qs, benchmark=d.get('benchmark'), source=d.get('source') or '', meta=d.get('meta') or {})
     except ValidationError as e: raise DataError(e.errors()[0]['msg'], path) from None
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #6fd12d10
 def checklist_to_dict(cl:Checklist) -> dict:
     "The YAML schema of `cl` (round-trips through `checklist_from_dict`)."
     subs = []
@@ -224,6 +225,14 @@ BENCHMARK_TASKS = {
                          description='Topical-Chat: open-domain, knowledge-grounded conversations; candidate next-turn responses are '
                                      'rated for naturalness, coherence, engagingness and groundedness.',
                          inputs=[('Conversation history', 'source', 'conversation'), ('Fact', 'context', 'fact'), ('Response', 'output', 'response')]),
+    'qags_cnndm': dict(task='a news article and a summary written for it', target='summary',
+                       description='QAGS-CNN/DM: summaries of CNN/DailyMail news articles, each judged by annotators for factual '
+                                   'consistency with its article.',
+                       inputs=[('Article', 'source', 'article'), ('Summary', 'output', 'summary')]),
+    'qags_xsum': dict(task='a news article and a one-sentence summary written for it', target='summary',
+                      description='QAGS-XSum: one-sentence summaries of BBC news articles (XSum), each judged by annotators for '
+                                  'factual consistency with its article.',
+                      inputs=[('Article', 'source', 'article'), ('Summary', 'output', 'summary')]),
 }
 _DEFAULT_TASK = dict(task='an input text and a text generated from it', target='text', description='A benchmark of generated texts rated by people.',
                      inputs=[('Input', 'source', 'input'), ('Context', 'context', 'context'), ('Text to evaluate', 'output', 'text')])
@@ -338,6 +347,7 @@ def _pool_checklist(seed_cl:Checklist, div:dict, elab:dict) -> Checklist:
     qs.sort(key=lambda q: (subs.index(q.sub_dimension) if q.sub_dimension in subs else len(subs), int(q.id.split('-')[-1])))
     return Checklist(dimension=seed_cl.dimension, questions=qs, benchmark=seed_cl.benchmark, source='checkeval construction pool')
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #97fbb018
 def filter_schema(cl:Checklist) -> dict:
     "JSON schema of a filter reply: every sub-dimension a key, its list made of that sub-dimension's questions, word for word."
     pool = {name: [q.text for q in qs] for name, qs in select_stages(cl).sub_dimensions.items()}
@@ -354,6 +364,7 @@ def filter_requests(cl:Checklist, benchmark_description:str='', other_dimensions
     return _request(msgs, max_tokens, temperature, seed, schema=filter_schema(cl) if json_schema else None,
                     stage='filter', dimension=cl.dimension.name)
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #c5647d10
 def apply_filter(cl:Checklist, response) -> tuple[Checklist, dict]:
     "Mark the questions the filter dropped as `removed` (all kept when the reply is unusable); returns (checklist, report)."
     text = getattr(response, 'text', None)
