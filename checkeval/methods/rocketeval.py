@@ -12,7 +12,7 @@ import numpy as np
 from pydantic import Field, PositiveInt, ValidationError
 from ..core import Answer, Checklist, Dimension, Item, Judgment
 from ..prompts import render
-from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name
+from ..runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
 from ..parsing import answer_class, normalized_yes, yes_no_mass
 from .rocketeval_data import (instance_of, parse_checklist, make_checklist, save_checklists, load_checklists,
     fixed_checklist, mt_bench_instances, read_mt_bench_responses, mt_bench_response_items, load_rocketeval_export, read_annotations,
@@ -24,7 +24,7 @@ _all_ = ['answer_class', 'yes_no_mass', 'instance_of', 'parse_checklist', 'make_
 __all__ = ['P_YES_RULES', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVERALL', 'creation_messages', 'create_checklists',
            'authors_normalized_yes', 'normalized_score', 'grading_messages', 'grading_request', 'grade_items',
            'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor', 'supervised_scores',
-           'generate_mt_bench_responses', 'RocketEvalOptions', 'rocketeval_options', 'check_creator', 'creator_record',
+           'generate_mt_bench_responses', 'RocketEvalOptions', 'check_creator', 'creator_record',
            'rocketeval_responses', 'rocketeval_checklists', 'item_features', 'rocketeval_supervised',
            'rocketeval_judgments', 'run_rocketeval', 'answer_class', 'yes_no_mass', 'instance_of', 'parse_checklist',
            'make_checklist', 'save_checklists', 'load_checklists', 'fixed_checklist', 'read_mt_bench_responses',
@@ -59,6 +59,8 @@ def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|No
     for ins, r in zip(instances, resps):
         if r.error: qs, status = [], f'judge error: {r.error}'
         else: qs, status = parse_checklist(r.text, echo=echo)
+        if status == 'ok' and len(qs) < min_questions:   # the paper asks 5-10 questions: fewer is a failed creation, not a checklist
+            status = f'{len(qs)} questions, fewer than the {min_questions} asked'
         rec = dict(instance_id=str(ins['id']), creator=judge.name, status=status, n_questions=len(qs),
                    in_requested_range=min_questions <= len(qs) <= max_questions, questions=qs, raw_text=r.text,
                    prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, latency_s=r.latency_s,
@@ -279,16 +281,6 @@ class RocketEvalOptions(MethodOptions):
     on_creation_failure: Literal['skip', 'fixed'] = 'skip'
     p_yes: Literal['sum_top20', 'authors'] = 'sum_top20'
 
-def rocketeval_options(**options) -> RocketEvalOptions:
-    "The options of a direct call, checked (tuples and ints for floats accepted): unknown names → `TypeError`, bad values → `ValueError`."
-    unknown = sorted(set(options) - set(RocketEvalOptions.model_fields))
-    if unknown: raise TypeError(f"unknown rocketeval option(s) {unknown}; known: {', '.join(RocketEvalOptions.model_fields)}")
-    options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
-    try: return RocketEvalOptions.model_validate(options, strict=False)
-    except ValidationError as e:
-        err = e.errors()[0]
-        raise ValueError(f"rocketeval option {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-
 # %% ../../nbs/12_rocketeval.ipynb #160b3b5a
 PLUMBING_BACKENDS = ('function',)   # scripted judges in tests and examples
 PLUMBING_JUDGES = ('tiny',)          # the random-weight plumbing judge
@@ -416,7 +408,7 @@ OVERALL = Dimension(name='overall', definition='overall quality of the response'
 @register_method('rocketeval', options=RocketEvalOptions, judges=('creator',))
 def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], creator=None, **options) -> MethodResult:
     "RocketEval on `items` with `judge` grading and `creator` (a Judge, or None) writing the checklists; options as in `RocketEvalOptions`."
-    o = rocketeval_options(**options)
+    o = RocketEvalOptions(**validate_options('rocketeval', options))
     check_creator(judge, creator, o)
     variant = variant_name({**options, **({'creator': creator.name} if creator is not None else {})})
     dim = dimensions[0] if dimensions else OVERALL
