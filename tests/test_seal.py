@@ -408,3 +408,26 @@ def test_seal_caps_a_judge_that_cannot_stop_and_says_so():
     # a judge that says it can stop is not capped, whatever its group
     seen.clear(); weak.can_stop = True; run_seal([SUMM], weak, D('consistency'))
     assert max(seen) == 4096
+
+
+def test_seal_table_averages_name_the_dimensions_they_average():
+    "Issue 27: an average over the dimensions that have a correlation says which; one with none is empty, not a number."
+    import pandas as pd
+    from checkeval.methods.seal_tables import dimension_average
+    rows = pd.DataFrame({'judge': 'j', 'method': ['seal'] * 4 + ['geval'] * 4, 'variant': 'default', 'level': 'summary', 'statistic': 'kendall',
+                         'dimension': ['coherence', 'fluency', 'consistency', 'relevance'] * 2,
+                         'value': [0.1, None, 0.3, None, None, None, None, None]})
+    av = dimension_average(rows).set_index('method')
+    assert av.loc['seal', 'value'] == pytest.approx(0.2) and av.loc['seal', 'dimensions'] == 'coherence, consistency'
+    assert av.loc['seal', 'n_dimensions'] == 2 and math.isnan(av.loc['geval', 'value'])
+    assert av.loc['geval', 'dimensions'] == 'none of coherence, fluency, consistency, relevance'
+
+
+def test_sentence_threshold_share_of_summeval():
+    "The share of SummEval summaries a sentence dimension judges holistically at n (about a fifth at the default n = 3)."
+    from checkeval import data
+    from checkeval.data import load_benchmark
+    from checkeval.methods.seal_tables import sentence_threshold_share
+    if not data.available('benchmarks/summeval/summeval.jsonl'): pytest.skip('summeval not available')
+    s = sentence_threshold_share(load_benchmark('summeval'), (3,)).iloc[0]
+    assert s.outputs == 1600 and 0.15 < s.share < 0.3

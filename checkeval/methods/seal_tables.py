@@ -11,8 +11,9 @@ import pandas as pd
 from ..core import Answer
 
 # %% auto #0
-__all__ = ['STAGE_NAMES', 'COST_VALUES', 'SEAL_BASELINES_NOT_RUN', 'requests_from_answers', 'request_costs', 'stage_costs',
-           'answer_costs', 'holistic_share', 'sentence_threshold_share', 'baselines_not_run']
+__all__ = ['STAGE_NAMES', 'COST_VALUES', 'AVERAGE_KEYS', 'SEAL_BASELINES_NOT_RUN', 'requests_from_answers', 'request_costs',
+           'stage_costs', 'answer_costs', 'holistic_share', 'sentence_threshold_share', 'dimension_average',
+           'baselines_not_run']
 
 # %% ../../nbs/13b_seal_tables.ipynb #836b64a2
 STAGE_NAMES = {'decompose': 'stage 1', 'verify': 'stage 2 & 3', 'rate': 'stage 2 & 3'}
@@ -104,6 +105,21 @@ def sentence_threshold_share(items, thresholds:Sequence[int]=(2, 3, 4, 5)) -> pd
     counts = pd.Series([len(split_sentences(it.output)) for it in items])
     return pd.DataFrame([{'n': int(n), 'outputs': len(counts), 'below_threshold': int((counts < n).sum()),
                           'share': float((counts < n).mean()) if len(counts) else float('nan')} for n in thresholds])
+
+# %% ../../nbs/13b_seal_tables.ipynb #1da86841
+AVERAGE_KEYS = ('judge', 'method', 'variant', 'level', 'statistic')
+
+def dimension_average(rows:pd.DataFrame, keys:Sequence[str]=AVERAGE_KEYS) -> pd.DataFrame:
+    "One 'average' row per `keys` group of long correlation rows: mean over the dimensions with a value, which (`dimensions`) and how many."
+    keys = [k for k in keys if k in rows.columns]
+    r = rows[rows.dimension != 'average']
+    if r.empty: return pd.DataFrame(columns=[*keys, 'dimension', 'value', 'n_dimensions', 'dimensions'])
+    def avg(g):
+        ok = g[g.value.notna()]
+        return pd.Series({'value': ok.value.mean() if len(ok) else float('nan'), 'n_dimensions': len(ok),
+                          'dimensions': ', '.join(ok.dimension) if len(ok) else f"none of {', '.join(g.dimension)}"})
+    out = r.groupby(keys, sort=False, dropna=False)[['dimension', 'value']].apply(avg).reset_index()
+    return out.assign(dimension='average')[[*keys, 'dimension', 'value', 'n_dimensions', 'dimensions']]
 
 # %% ../../nbs/13b_seal_tables.ipynb #2e985ba4
 SEAL_BASELINES_NOT_RUN = {
