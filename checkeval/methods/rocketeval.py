@@ -17,8 +17,6 @@ from ..parsing import answer_class, normalized_yes, yes_no_mass
 from .rocketeval_data import (instance_of, parse_checklist, make_checklist, save_checklists, load_checklists,
     fixed_checklist, mt_bench_instances, read_mt_bench_responses, mt_bench_response_items, load_rocketeval_export, read_annotations,
     default_train_models, rocketeval_template)
-_all_ = ['answer_class', 'yes_no_mass', 'instance_of', 'parse_checklist', 'make_checklist', 'save_checklists', 'load_checklists',
-         'fixed_checklist', 'read_mt_bench_responses', 'mt_bench_response_items', 'load_rocketeval_export']   # re-exported
 
 # %% auto #0
 __all__ = ['P_YES_RULES', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVERALL', 'creation_messages', 'create_checklists',
@@ -26,9 +24,7 @@ __all__ = ['P_YES_RULES', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVE
            'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor', 'supervised_scores',
            'generate_mt_bench_responses', 'RocketEvalOptions', 'check_creator', 'creator_record',
            'rocketeval_responses', 'rocketeval_checklists', 'item_features', 'rocketeval_supervised',
-           'rocketeval_judgments', 'run_rocketeval', 'answer_class', 'yes_no_mass', 'instance_of', 'parse_checklist',
-           'make_checklist', 'save_checklists', 'load_checklists', 'fixed_checklist', 'read_mt_bench_responses',
-           'mt_bench_response_items', 'load_rocketeval_export']
+           'rocketeval_judgments', 'run_rocketeval']
 
 # %% ../../nbs/12_rocketeval.ipynb #4a7f4101
 def creation_messages(instance:Mapping, min_questions:int=5, max_questions:int=10, prompt_source:str='own') -> list[dict]:
@@ -121,6 +117,30 @@ def _value(resp, normalized:bool, rule:str='sum_top20') -> tuple[float|None, str
     if c is None: return None, f'reply is not yes/no: {(resp.text or "")[:40]!r}', p
     return float(c == 'yes'), 'ok', p
 
+# %% ../../nbs/12_rocketeval.ipynb #2d81c4fb
+def _grade_conversations(jobs, judge, answer, keys, logprobs:bool, top_logprobs, constrain:bool, prompt_source:str, desc:str) -> dict:
+    "The multi-turn ablation: each response's questions asked one after the other in one conversation; (item, question) → Answer."
+    out, convs, dead = {}, {}, {}   # convs: item id → messages so far; dead: item id → why its conversation stopped
+    for k in range(1, max((len(cl) for *_, cl in jobs), default=0) + 1):
+        reqs, where = [], []
+        for it, ins, cl in jobs:
+            if k > len(cl) or it.item_id in dead: continue
+            q = cl.questions[k - 1]
+            if k == 1: msgs = grading_messages(ins, it.output, q.text, prompt_source)
+            else: msgs = convs[it.item_id] + render('rocketeval/grade_followup', question=q.text)
+            reqs.append(grading_request(msgs, logprobs, top_logprobs, constrain)); where.append((it, q, msgs))
+        for (it, q, msgs), r in zip(where, judge.generate(reqs, desc=f'{desc} (turn {k})') if reqs else []):
+            out[(it.item_id, q.id)] = answer(r, it, q, k)
+            if r.error: dead[it.item_id] = f'an earlier turn of the conversation failed (question {q.id})'
+            else: convs[it.item_id] = msgs + [{'role': 'assistant', 'content': r.text}]
+    for it, ins, cl in jobs:
+        for k, q in enumerate(cl.questions, 1):
+            if (it.item_id, q.id) not in out:
+                out[(it.item_id, q.id)] = make_answer(None, value=None, status=dead[it.item_id],
+                                                      meta=dict(instance_id=it.group_id, position=k, independent=False), **keys(it, q))
+    return out
+
+# %% ../../nbs/12_rocketeval.ipynb #39048def
 def grade_items(items:Sequence[Item], checklists:Mapping[str, Checklist], judge, dimension:str='overall', variant:str='default',
                 normalized:bool=True, independent:bool=True, constrain:bool=True, top_logprobs:int|None=20,
                 prompt_source:str='own', method:str='rocketeval', desc:str='rocketeval: grade', p_yes:str='sum_top20') -> list[Answer]:
@@ -145,26 +165,7 @@ def grade_items(items:Sequence[Item], checklists:Mapping[str, Checklist], judge,
                 where.append((it, q, k))
         for (it, q, k), r in zip(where, judge.generate(reqs, desc=desc) if reqs else []):
             out[(it.item_id, q.id)] = answer(r, it, q, k)
-    else:
-        convs = {it.item_id: None for it, _, _ in jobs}     # item id → messages so far (None: not started)
-        dead: dict[str, str] = {}
-        for k in range(1, max((len(cl) for *_, cl in jobs), default=0) + 1):
-            reqs, where = [], []
-            for it, ins, cl in jobs:
-                if k > len(cl) or it.item_id in dead: continue
-                q = cl.questions[k - 1]
-                if k == 1: msgs = grading_messages(ins, it.output, q.text, prompt_source)
-                else: msgs = convs[it.item_id] + render('rocketeval/grade_followup', question=q.text)
-                reqs.append(grading_request(msgs, logprobs, top_logprobs, constrain)); where.append((it, q, msgs))
-            for (it, q, msgs), r in zip(where, judge.generate(reqs, desc=f'{desc} (turn {k})') if reqs else []):
-                out[(it.item_id, q.id)] = answer(r, it, q, k)
-                if r.error: dead[it.item_id] = f'an earlier turn of the conversation failed (question {q.id})'
-                else: convs[it.item_id] = msgs + [{'role': 'assistant', 'content': r.text}]
-        for it, ins, cl in jobs:
-            for k, q in enumerate(cl.questions, 1):
-                if (it.item_id, q.id) not in out:
-                    out[(it.item_id, q.id)] = make_answer(None, value=None, status=dead[it.item_id],
-                                                          meta=dict(instance_id=it.group_id, position=k, independent=False), **keys(it, q))
+    else: out = _grade_conversations(jobs, judge, answer, keys, logprobs, top_logprobs, constrain, prompt_source, desc)
     return [out[(it.item_id, q.id)] for it, _, cl in jobs for q in cl.questions]
 
 # %% ../../nbs/12_rocketeval.ipynb #38b88d01
@@ -185,6 +186,7 @@ def label_histogram(labels:Sequence[float], n_classes:int=10, scale:tuple[float,
     h = np.zeros(n_classes); h[:len(counts)] = counts
     return h / h.sum()
 
+# %% ../../nbs/12_rocketeval.ipynb #1dc6ee8e
 def kl_weight(labels:Sequence[float], n_classes:int=10, scale:tuple[float, float]|None=None) -> float:
     "Weight factor α of Eq. 3: 1 − KL(label histogram ‖ uniform) / log K."
     h = label_histogram(labels, n_classes, scale)
@@ -285,6 +287,7 @@ class RocketEvalOptions(MethodOptions):
 PLUMBING_BACKENDS = ('function',)   # scripted judges in tests and examples
 PLUMBING_JUDGES = ('tiny',)          # the random-weight plumbing judge
 
+# %% ../../nbs/12_rocketeval.ipynb #2a4a6941
 def check_creator(judge, creator, o:RocketEvalOptions):
     "A run that builds a table must say who writes the checklists: `creator` or `checklists` (or an `export` that has them)."
     if creator is not None and not hasattr(creator, 'generate'):
@@ -294,6 +297,7 @@ def check_creator(judge, creator, o:RocketEvalOptions):
     raise ValueError(f"rocketeval: say who writes the checklists: creator=<judge name> (the paper: GPT-4o; creator={judge.name} "
                      f"lets the grader write its own) or checklists=<file>|fixed")
 
+# %% ../../nbs/12_rocketeval.ipynb #9006d645
 def creator_record(creator, judge) -> dict:
     "Who wrote the checklists and who grades them, said in the run (the paper's creator is a stronger model than the grader)."
     same = creator.name == judge.name
@@ -303,9 +307,10 @@ def creator_record(creator, judge) -> dict:
             'note': (f'checklists written by the grading judge {judge.name} itself, not by a strong creator as in the paper'
                      if same else f'checklists written by {creator.name}, graded by {judge.name}')}
 
-# %% ../../nbs/12_rocketeval.ipynb #7a22719e
+# %% ../../nbs/12_rocketeval.ipynb #e5bb3830
 def _question_items(items) -> bool: return bool(items) and all(it.output == '' for it in items) and any('turns' in it.meta for it in items)
 
+# %% ../../nbs/12_rocketeval.ipynb #c6567574
 def rocketeval_responses(items:Sequence[Item], judge, o:RocketEvalOptions, benchmark:str, artifacts:dict):
     "Stage 1: (response items, instance id → instance, checklists and labels from an export)."
     turns = [o.turns] if isinstance(o.turns, int) else list(o.turns)
@@ -354,7 +359,7 @@ def rocketeval_checklists(instances:Mapping[str, dict], creator, o:RocketEvalOpt
     artifacts['checklists'] = [cl.to_dict() for cl in checklists.values()]
     return checklists
 
-# %% ../../nbs/12_rocketeval.ipynb #a3b6674a
+# %% ../../nbs/12_rocketeval.ipynb #4cefebc3
 def item_features(resp_items:Sequence[Item], checklists:Mapping[str, Checklist], answers:Sequence[Answer]) -> dict[str, dict[str, list]]:
     "Instance → system → the item scores of its checklist (None where an item could not be scored)."
     by_item: dict[str, dict[str, float|None]] = {}
@@ -365,6 +370,7 @@ def item_features(resp_items:Sequence[Item], checklists:Mapping[str, Checklist],
             feats.setdefault(it.group_id, {})[it.system_id] = [by_item.get(it.item_id, {}).get(q.id) for q in checklists[it.group_id].questions]
     return feats
 
+# %% ../../nbs/12_rocketeval.ipynb #bb33a0dc
 def rocketeval_supervised(feats, labels:Mapping, o:RocketEvalOptions, benchmark:str, artifacts:dict) -> dict:
     "Stage 4a: supervised scores where annotations exist (`annotations=` or an export's), else {}."
     if o.annotations: labels = {**labels, **read_annotations(o.annotations)}
