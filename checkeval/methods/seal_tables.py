@@ -19,6 +19,7 @@ __all__ = ['STAGE_NAMES', 'COST_VALUES', 'AVERAGE_KEYS', 'SEAL_BASELINES_NOT_RUN
 STAGE_NAMES = {'decompose': 'stage 1', 'verify': 'stage 2 & 3', 'rate': 'stage 2 & 3'}
 COST_VALUES = ['prompt_tokens', 'completion_tokens', 'tokens', 'latency_s']
 
+# %% ../../nbs/13b_seal_tables.ipynb #0c8d29ab
 def requests_from_answers(answers:Sequence[Answer]) -> list[dict]:
     "Request records rebuilt from SEAL answers (runs without a `requests` artifact): one per request, with the pairs that used it."
     out = {}
@@ -31,6 +32,7 @@ def requests_from_answers(answers:Sequence[Answer]) -> list[dict]:
         if u not in r['uses']: r['uses'].append(u)
     return list(out.values())
 
+# %% ../../nbs/13b_seal_tables.ipynb #f46be60f
 def request_costs(requests:Sequence[dict], judge:str='judge', average:bool=True) -> pd.DataFrame:
     "Mean tokens and latency per item for each dimension × stage (and total) from request records, each request counted once per item × dimension."
     rows = [{'judge': judge, 'dimension': u[3], 'item': f'{u[0]}|{u[1]}|{u[2]}', 'stage': STAGE_NAMES[r['stage']],
@@ -60,6 +62,7 @@ def request_costs(requests:Sequence[dict], judge:str='judge', average:bool=True)
                           (c.map(sorder) if c.name == 'stage' else c)).reset_index(drop=True)
     return res[cols]
 
+# %% ../../nbs/13b_seal_tables.ipynb #0d91ebfc
 def stage_costs(answers:Sequence[Answer], average:bool=True) -> pd.DataFrame:
     "`request_costs` of the requests behind SEAL `answers` (each request once, not once per answer)."
     if not answers: return request_costs([], average=average)
