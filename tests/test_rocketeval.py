@@ -163,3 +163,20 @@ def test_creator_is_a_judge_handed_in():
     assert res.artifacts['creator'] == {'name': 'makerx', 'grader': 'graderx', 'creator_is_grader': False,
                                         'note': 'checklists written by makerx, graded by graderx'}
     assert len(res.answers) == 3 and res.judgments[0].meta['checklist_creator'] == 'makerx'
+
+
+def test_export_labels_come_from_one_named_labeller(tmp_path):
+    "Issue 27: the supervised labels are one labeller's scores: labeler=, else the only one, else GPT-4o (the paper), never an arbitrary folder."
+    from checkeval.core import DataError
+    from checkeval.methods.rocketeval_data import load_rocketeval_export
+    d = tmp_path/'wildbench'
+    (d/'response').mkdir(parents=True)
+    (d/'query.jsonl').write_text(json.dumps({'session_id': 's1', 'conversation_input': [{'role': 'user', 'content': 'Hi?'}]}) + '\n')
+    (d/'response'/'m1.jsonl').write_text(json.dumps({'session_id': 's1', 'output': 'Hello.'}) + '\n')
+    for lab, sc in (('claude', 3), ('llama', 5)):
+        (d/'score'/lab).mkdir(parents=True); (d/'score'/lab/'m1.json').write_text(json.dumps([{'session_id': 's1', 'score': sc}]))
+    with pytest.raises(DataError, match=r'several labellers \(claude, llama\): pass labeler='):
+        load_rocketeval_export(tmp_path, 'wildbench')
+    assert load_rocketeval_export(tmp_path, 'wildbench', labeler='llama')[2] == {('s1', 'm1'): 5.0}
+    (d/'score'/'gpt-4o').mkdir(); (d/'score'/'gpt-4o'/'m1.json').write_text(json.dumps([{'session_id': 's1', 'score': 9}]))
+    assert load_rocketeval_export(tmp_path, 'wildbench')[2] == {('s1', 'm1'): 9.0}

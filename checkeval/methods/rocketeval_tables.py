@@ -16,15 +16,15 @@ from ..data import load_alpacaeval_leaderboard, load_arena_elo, load_benchmark
 from ..metaeval import bradley_terry, pairwise_agreement, pairwise_outcomes, ranking_correlation
 from ..parsing import answer_class
 from .rocketeval import supervised_scores, unsupervised_score
+from .rocketeval_data import PAPER_LABELER
 from ..runs import load_run
 
 # %% auto #0
-__all__ = ['PAPER_LABELER', 'system_scores', 'arena_reference', 'simulated_battles', 'list_level_evaluation',
-           'pairwise_agreement_with_votes', 'common_queries', 'ranking_rows', 'alpacaeval_reference', 'features_of',
-           'decoded_features', 'rescored', 'labels_from', 'parse_rate', 'request_costs', 'cost_table',
-           'method_ranking_rows', 'graders', 'find_run', 'checklist_split', 'labeler_of', 'supervision_summary',
-           'rocketeval_variants', 'variant_ranking_rows', 'checklist_note', 'grader_variants', 'ranking_table',
-           'vote_table']
+__all__ = ['system_scores', 'arena_reference', 'simulated_battles', 'list_level_evaluation', 'pairwise_agreement_with_votes',
+           'common_queries', 'ranking_rows', 'alpacaeval_reference', 'features_of', 'decoded_features', 'rescored',
+           'labels_from', 'parse_rate', 'request_costs', 'cost_table', 'method_ranking_rows', 'graders', 'find_run',
+           'checklist_split', 'labeler_of', 'supervision_summary', 'rocketeval_variants', 'variant_ranking_rows',
+           'checklist_note', 'grader_variants', 'ranking_table', 'vote_table']
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #6eaafb21
 def system_scores(judgments:Sequence[Judgment], score:str='score') -> pd.Series:
@@ -272,8 +272,6 @@ def checklist_split(run:Mapping) -> dict[str, list[Judgment]]:
     return out
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #40a12507
-PAPER_LABELER = 'gpt-4o'
-
 def labeler_of(run:Mapping|None) -> str:
     "The judge whose scores label the supervised fit of `run`: its `labeler` option, else the paper's (GPT-4o)."
     return ((run or {}).get('options') or {}).get('labeler') or PAPER_LABELER
