@@ -33,12 +33,14 @@ def system_scores(judgments:Sequence[Judgment], score:str='score') -> pd.Series:
     df = pd.DataFrame(rows, columns=['system_id', 'score']).dropna()
     return df.groupby('system_id')['score'].mean().sort_values(ascending=False)
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #bf6b549b
 def arena_reference(benchmark:str, split:str='test') -> pd.Series:
     "Arena Elo by model name (both the `name` and the `model` spellings) for `benchmark`'s `split`."
     elo = load_arena_elo(benchmark, split)
     ref = dict(zip(elo['model'], elo['rating'])); ref.update(zip(elo['name'], elo['rating']))
     return pd.Series(ref, dtype=float)
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #84402592
 def simulated_battles(judgments:Sequence[Judgment], margin:float=0.1, score:str='score') -> pd.DataFrame:
     "One match per (query, pair of systems) decided by their scores: `instance_id, model_a, model_b, winner` (A/B/tie)."
     rows = [(j.meta.get('instance_id', j.item_id), j.system_id, j.score if score == 'score' else j.meta.get(score)) for j in judgments]
@@ -52,6 +54,7 @@ def simulated_battles(judgments:Sequence[Judgment], margin:float=0.1, score:str=
                 out.append((iid, s[a], s[b], pairwise_outcomes([v[a]], [v[b]], margin)[0]))
     return pd.DataFrame(out, columns=['instance_id', 'model_a', 'model_b', 'winner'])
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #6a0032b7
 def list_level_evaluation(judgments:Sequence[Judgment], benchmark:str, split:str='test', margin:float=0.1,
                           n_boot:int=0) -> pd.DataFrame:
     "Kendall/Spearman of the models' mean scores and of their simulated-match Elo against Arena Elo."
@@ -180,6 +183,7 @@ def parse_rate(answers:Sequence[Answer]) -> float:
     "Share of `answers` with a value (NaN when there are none)."
     return float(np.mean([a.value is not None for a in answers])) if answers else float('nan')
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #b936846d
 def request_costs(answers:Sequence[Answer], creation_log:Sequence[Mapping], creator:str|None, grader:str) -> pd.DataFrame:
     "One row per stage (create, grade): judge, requests (distinct cache keys), tests, input/output tokens, CPU seconds, in total."
     seen, rows = set(), []
@@ -198,6 +202,7 @@ def request_costs(answers:Sequence[Answer], creation_log:Sequence[Mapping], crea
     return g.agg(requests=('stage', 'size'), tests=('system_id', 'nunique'), input_tokens=('input_tokens', 'sum'),
                  output_tokens=('output_tokens', 'sum'), cpu_s=('cpu_s', 'sum')).reset_index()
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #6d2c7ab2
 def cost_table(stages:pd.DataFrame, prices:Mapping[str, tuple[float, float]]|None=None, gpu_throughput:Mapping[str, float]|None=None,
                gpu_hour_price:float|None=None, n_tests:Sequence[int]=(1, 100, 1000)) -> pd.DataFrame:
     "Table 4's shape from `request_costs`: creation once, grading per test; API USD, GPU-hours (where a throughput is given), CPU hours here."
