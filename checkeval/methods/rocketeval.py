@@ -79,6 +79,7 @@ def authors_normalized_yes(top_logprobs:Mapping[str, float]|None, k:int=5) -> fl
         if c is not None: best[c] = max(best[c], math.exp(lp))
     return best['yes'] / (best['yes'] + best['no']) if best['yes'] + best['no'] > 0 else 0.5
 
+# %% ../../nbs/12_rocketeval.ipynb #dda9d648
 def normalized_score(top_logprobs:Mapping[str, float]|None, rule:str='sum_top20') -> tuple[float|None, str]:
     "P(Yes) / (P(Yes) + P(No)) from the first token's top log-probabilities under `rule`, and 'ok' or the reason it is unknown."
     if rule not in P_YES_RULES: raise ValueError(f"p_yes must be one of {P_YES_RULES}, not {rule!r}")
@@ -100,6 +101,7 @@ def grading_messages(instance:Mapping, response:str, question:str, prompt_source
     if prompt_source != 'own': raise ValueError(f"prompt_source must be 'own' or 'upstream', not {prompt_source!r}")
     return render('rocketeval/grade', history=instance.get('history') or '', query=instance['query'], response=response, question=question)
 
+# %% ../../nbs/12_rocketeval.ipynb #634a7e6f
 def grading_request(messages:list[dict], logprobs:bool=True, top_logprobs:int|None=20, constrain:bool=True):
     "A one-token yes/no `JudgeRequest` for `messages`."
     from checkeval.judges import Constraint, JudgeRequest
@@ -199,6 +201,7 @@ def fit_query_predictor(X, y, seed:int=42, n_estimators:int=10, max_depth:int=2)
     from sklearn.ensemble import ExtraTreesRegressor
     return ExtraTreesRegressor(n_estimators=n_estimators, max_depth=max_depth, random_state=seed).fit(np.asarray(X, float), np.asarray(y, float))
 
+# %% ../../nbs/12_rocketeval.ipynb #3da4d24b
 def _features(p:Sequence[float|None], fill:float=0.5) -> list[float]:
     return [fill if x is None else float(x) for x in p]
 

@@ -27,6 +27,7 @@ def render_history(history:Sequence[Mapping]|str|None) -> str:
     names = {'user': 'User', 'assistant': 'Assistant', 'system': 'System'}
     return '\n\n'.join(f"{names.get(m.get('role'), str(m.get('role')).title())}: {str(m.get('content', '')).strip()}" for m in history)
 
+# %% ../../nbs/12a_rocketeval_data.ipynb #d04099a7
 def instance_of(item:Item) -> dict:
     "The instance an item answers: `id`, `history` (text), `query`, `reference` (None when absent)."
     hist = item.meta.get('history', item.context)
@@ -75,11 +76,13 @@ def make_checklist(instance_id:str, questions:Sequence[str], dimension:Dimension
     qs = [Question(id=f'{instance_id}/c{k}', text=q, stage='instance') for k,q in enumerate(questions, 1)]
     return Checklist(dimension=dim, questions=qs, benchmark=benchmark, source=source, meta={'instance_id': str(instance_id), **meta})
 
+# %% ../../nbs/12a_rocketeval_data.ipynb #b5ffc615
 def save_checklists(path, checklists:Mapping[str, Checklist]|Iterable[Checklist]) -> Path:
     "Write instance-level checklists as JSON Lines (one `Checklist` per line)."
     cls = checklists.values() if isinstance(checklists, Mapping) else checklists
     return write_jsonl(path, list(cls))
 
+# %% ../../nbs/12a_rocketeval_data.ipynb #44bdeee5
 def load_checklists(path, dimension:Dimension|None=None, benchmark:str|None=None) -> dict[str, Checklist]:
     "Instance id → `Checklist`, from `save_checklists` output or the authors' `checklist.jsonl`."
     res = {}
@@ -254,6 +257,7 @@ def read_annotations(path) -> dict[tuple[str, str], float]:
         res[(str(iid), str(sid))] = float(r['score'])
     return res
 
+# %% ../../nbs/12a_rocketeval_data.ipynb #3da2e3e5
 def default_train_models(benchmark:str) -> list[str]:
     "Names of the training models RocketEval used for `benchmark` (from the Arena Elo train file)."
     return list(load_arena_elo(benchmark, 'train')['name'])

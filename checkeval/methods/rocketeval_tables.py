@@ -149,6 +149,7 @@ def features_of(judgments:Sequence[Judgment]) -> dict[str, dict[str, list]]:
         if j.meta.get('p'): out.setdefault(j.meta.get('instance_id', j.item_id), {})[j.system_id] = list(j.meta['p'])
     return out
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #5809ae63
 def decoded_features(answers:Sequence[Answer]) -> dict[str, dict[str, list]]:
     "Instance → system → the decoded yes (1) / no (0) of each grading answer, in checklist order (None: neither word)."
     rows: dict[tuple, list] = {}
@@ -160,6 +161,7 @@ def decoded_features(answers:Sequence[Answer]) -> dict[str, dict[str, list]]:
     for (q, s), v in rows.items(): out.setdefault(q, {})[s] = [x for _, x in sorted(v, key=lambda t: t[0])]
     return out
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #04f3d215
 def rescored(judgments:Sequence[Judgment], feats:Mapping, labels:Mapping|None=None, train:Sequence[str]=(), weight_factor:bool=True,
              seed:int=42) -> list[Judgment]:
     "Copies of `judgments` scored from `feats` (unsupervised), or supervised (Eq. 4) where `labels` of the `train` systems allow it."
@@ -174,6 +176,7 @@ def rescored(judgments:Sequence[Judgment], feats:Mapping, labels:Mapping|None=No
                                                                    'supervised': bool(s and s['supervised'])}}))
     return out
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #62eb42d7
 def labels_from(judgments:Sequence[Judgment]) -> dict[tuple[str, str], float]:
     "(instance, system) → score of a labelling run (e.g. a direct judge's scores of the training models' responses)."
     return {(j.meta.get('instance_id', j.item_id), j.system_id): float(j.score) for j in judgments if j.score is not None}

@@ -148,6 +148,7 @@ def unit_score(verdicts:Sequence[int|None], weights:Sequence[float]) -> float|No
     if any(v is None for v in verdicts): return None
     return float(sum(w*v for w, v in zip(weights, verdicts)))
 
+# %% ../../nbs/13_seal.ipynb #5db6fd32
 def dimension_score(unit_scores:Sequence[float|None]) -> float|None:
     "Mean of the unit scores that exist (None when none does)."
     ok = [s for s in unit_scores if s is not None]

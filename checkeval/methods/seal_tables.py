@@ -102,6 +102,7 @@ def holistic_share(judgments:pd.DataFrame) -> pd.DataFrame:
     return f.groupby(['judge', 'variant', 'dimension']).agg(n=('item_id', 'size'), holistic=('holistic', 'mean'),
                                                             rating_scored=('rating_scored', 'mean')).reset_index()[cols]
 
+# %% ../../nbs/13b_seal_tables.ipynb #faddd5c4
 def sentence_threshold_share(items, thresholds:Sequence[int]=(2, 3, 4, 5)) -> pd.DataFrame:
     "Share of outputs with fewer than n sentences (pysbd), per n: the outputs a sentence dimension judges holistically at n."
     from checkeval.methods.seal import split_sentences
