@@ -122,3 +122,14 @@ def test_paper_table6_takes_its_graders_and_labeller_from_the_runs(tmp_path):
     vt = vote_table(runs, 'alpacaeval', votes)
     assert set(vt.judge) == {'g-big', 'g-small'} and {'Fixed checklist', 'RocketEval (supervised)', 'w/o normalised score'} <= set(vt.method)
     assert vt.set_index(['judge', 'method']).loc[('g-big', 'RocketEval (unsupervised)'), 'with_tie'] == 1.0
+
+
+def test_table4_prices_are_the_papers_own():
+    "Issue 27: Table 4 prices the tokens at RocketEval's own Table 4 prices, kept as presets in configs/paper_items.yaml."
+    import yaml
+    from checkeval.settings import configs_dir
+    cfg = yaml.safe_load((configs_dir()/'paper_items.yaml').read_text())
+    cost, presets = cfg['rocketeval_cost'], cfg['price_presets']
+    assert (presets[cost['creator']]['price_in'], presets[cost['creator']]['price_out']) == (1.25, 5.00)      # GPT-4o 2024-08-06
+    assert (presets[cost['grader']]['price_in'], presets[cost['grader']]['price_out']) == (0.075, 0.30)      # GPT-4o-mini 2024-07-18
+    assert cost['gpu_hour_usd'] == 0.36                                                                      # one A5000 on RunPod
