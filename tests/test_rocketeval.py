@@ -111,8 +111,34 @@ def test_a_real_judge_must_be_told_who_writes_the_checklists():
     it = Item(benchmark='summeval', item_id='a', group_id='g', system_id='s', source='q', output='o')
     with pytest.raises(ValueError, match='say who writes the checklists'):
         run_rocketeval([it], j, [])
-    with pytest.raises(ValueError, match='rocketeval option p_yes'):
+    # issue 28: a direct call goes through the runner's option check: one OptionError line
+    from checkeval.runs import OptionError
+    import checkeval.methods.rocketeval as rmod
+    with pytest.raises(OptionError, match="^option 'p_yes' of method rocketeval: expected one of 'sum_top20', 'authors', got 'mean'$"):
         run_rocketeval([it], j, [], checklists='fixed', p_yes='mean')
+    with pytest.raises(OptionError, match="^unknown option 'creater' for method rocketeval; valid options: "):
+        run_rocketeval([it], j, [], checklists='fixed', creater='x')
+    assert not hasattr(rmod, 'rocketeval_options')
+
+
+def test_a_checklist_shorter_than_five_questions_is_a_recorded_failure():
+    "Issue 27: the paper asks 5-10 questions; a shorter list is a failed creation (with the fixed-list fallback: the Fixed baseline)."
+    from checkeval.methods.rocketeval import create_checklists
+    from checkeval.methods.rocketeval_tables import checklist_split
+    three = '1. Is it right?\n2. Is it clear?\n3. Is it short?'
+    six = '\n'.join(f'{k}. Is point {k} covered?' for k in range(1, 7))
+    creator = FunctionJudge(lambda r: three if 'short one' in r.messages[-1]['content'] else six, name='creator')
+    cls, log = create_checklists([{'id': 'a', 'query': 'a short one'}, {'id': 'b', 'query': 'a long one'}], creator)
+    assert list(cls) == ['b'] and len(cls['b']) == 6
+    assert [r['status'] for r in log] == ['3 questions, fewer than the 5 asked', 'ok']
+    items = [Item(benchmark='demo', item_id=f'{q}:m', group_id=q, system_id='m', source=f'a {w} one', output='x')
+             for q, w in (('a', 'short'), ('b', 'long'))]
+    grader = FunctionJudge(lambda r: JudgeResponse(text='Yes', top_logprobs=[{'Yes': math.log(0.8), 'No': math.log(0.2)}]), name='grader')
+    res = run_rocketeval(items, grader, [], creator=creator, on_creation_failure='fixed')
+    log = {r['instance_id']: r for r in res.artifacts['creation_log']}
+    assert log['a'].get('fallback') == 'fixed' and 'fallback' not in log['b']
+    split = checklist_split({'judgments': res.judgments, 'artifacts': res.artifacts, 'options': {}})
+    assert [j.item_id for j in split['created']] == ['b:m'] and [j.item_id for j in split['fixed']] == ['a:m']
 
 
 def test_authors_p_yes_rule_differs_from_ours():
@@ -137,3 +163,20 @@ def test_creator_is_a_judge_handed_in():
     assert res.artifacts['creator'] == {'name': 'makerx', 'grader': 'graderx', 'creator_is_grader': False,
                                         'note': 'checklists written by makerx, graded by graderx'}
     assert len(res.answers) == 3 and res.judgments[0].meta['checklist_creator'] == 'makerx'
+
+
+def test_export_labels_come_from_one_named_labeller(tmp_path):
+    "Issue 27: the supervised labels are one labeller's scores: labeler=, else the only one, else GPT-4o (the paper), never an arbitrary folder."
+    from checkeval.core import DataError
+    from checkeval.methods.rocketeval_data import load_rocketeval_export
+    d = tmp_path/'wildbench'
+    (d/'response').mkdir(parents=True)
+    (d/'query.jsonl').write_text(json.dumps({'session_id': 's1', 'conversation_input': [{'role': 'user', 'content': 'Hi?'}]}) + '\n')
+    (d/'response'/'m1.jsonl').write_text(json.dumps({'session_id': 's1', 'output': 'Hello.'}) + '\n')
+    for lab, sc in (('claude', 3), ('llama', 5)):
+        (d/'score'/lab).mkdir(parents=True); (d/'score'/lab/'m1.json').write_text(json.dumps([{'session_id': 's1', 'score': sc}]))
+    with pytest.raises(DataError, match=r'several labellers \(claude, llama\): pass labeler='):
+        load_rocketeval_export(tmp_path, 'wildbench')
+    assert load_rocketeval_export(tmp_path, 'wildbench', labeler='llama')[2] == {('s1', 'm1'): 5.0}
+    (d/'score'/'gpt-4o').mkdir(); (d/'score'/'gpt-4o'/'m1.json').write_text(json.dumps([{'session_id': 's1', 'score': 9}]))
+    assert load_rocketeval_export(tmp_path, 'wildbench')[2] == {('s1', 'm1'): 9.0}

@@ -3,6 +3,9 @@ inputs where the right answer is known: a scripted grader whose P(Yes) follows t
 Elo does, and votes that agree with the scores must agree."""
 import json, math
 
+import numpy as np
+import pandas as pd
+
 import pytest
 
 from checkeval import data, settings
@@ -64,3 +67,69 @@ def test_tables_2_7_from_a_votes_file(tmp_path):
     assert (agr['n_votes'], agr['n_matched'], agr['n_with_tie'], agr['n_without_tie']) == (4, 3, 3, 2)
     assert agr['with_tie'] == pytest.approx(2 / 3) and agr['without_tie'] == pytest.approx(1 / 2)
     assert pairwise_agreement_with_votes(js, str(path))['n_matched'] == 0     # without the name map nothing matches
+
+
+def _paper_runs(root):
+    "Runs as the paper notebook finds them: two graders, a creator, the labeller's (gpt-4o) Direct run and a CoT run of two models."
+    from checkeval.core import Item
+    quality = {'t1': 0.2, 't2': 0.5, 't3': 0.8, 'a': 0.9, 'b': 0.7, 'c': 0.4, 'd': 0.1}
+    items = [Item(benchmark='alpacaeval', item_id=f'{q}:{s}', group_id=q, system_id=s, source=f'Query {q}?',
+                  output=f'reply of {s}', meta={'split': 'train' if s.startswith('t') else 'test'}) for q in ('q1', 'q2', 'q3') for s in quality]
+    five = '\n'.join(f'{k}. Is point {k} covered?' for k in range(1, 6))
+    creator = FunctionJudge(lambda r: '1. Is it right?\n2. Is it short?' if 'q3' in r.messages[-1]['content'] else five, name='creator', progress=False)
+    def grader(flip):
+        def reply(req):
+            s = req.messages[-1]['content'].split('reply of ')[1].split()[0].strip('<')
+            p = min(max(quality[s] if not flip else 1 - quality[s], 0.05), 0.95)
+            return JudgeResponse(text='Yes', top_logprobs=[{'Yes': math.log(p), 'No': math.log(1 - p)}])
+        return reply
+    def scorer(req):
+        s = req.messages[-1]['content'].split('reply of ')[1].split()[0].strip('<')
+        return f'Score: {1 + round(9 * quality[s])}'
+    make = lambda name: creator
+    for g, flip in (('g-big', False), ('g-small', True)):
+        evaluate('rocketeval', 'alpacaeval', FunctionJudge(grader(flip), name=g, progress=False), items=items, root=root, make_judge=make,
+                 options={'creator': 'creator', 'on_creation_failure': 'fixed'})
+    evaluate('instance_judge', 'alpacaeval', FunctionJudge(scorer, name='gpt-4o', progress=False), items=items, root=root, options={'style': 'direct'})
+    evaluate('instance_judge', 'alpacaeval', FunctionJudge(scorer, name='g-small', progress=False), items=[i for i in items if i.system_id in 'ab'],
+             root=root, options={'style': 'cot'})
+    return pd.Series({'a': 4.0, 'b': 3.0, 'c': 2.0, 'd': 1.0})
+
+
+def test_paper_table6_takes_its_graders_and_labeller_from_the_runs(tmp_path):
+    "Issue 27: one block per grader found in the runs, supervised on the labeller's scores with α shown, Fixed apart, CoT kept with its reason."
+    from checkeval.reporting import run_metas
+    from checkeval.methods.rocketeval_tables import ranking_table, grader_variants, vote_table
+    ref = _paper_runs(tmp_path)
+    runs = run_metas(tmp_path)
+    t, missing = ranking_table(runs, 'alpacaeval', [('made-up Elo', ref)], n_boot=10)
+    assert sorted(set(t.judge)) == ['g-big', 'g-small'] and missing == []
+    k = t[t.statistic == 'kendall'].set_index(['judge', 'method'])
+    assert set(k.loc['g-big'].index) == {'RocketEval (unsupervised)', 'RocketEval (supervised)', 'Fixed checklist', 'Direct', 'CoT'}
+    assert k.loc[('g-big', 'RocketEval (unsupervised)'), 'value'] == 1.0 and k.loc[('g-small', 'RocketEval (unsupervised)'), 'value'] == -1.0
+    assert k.loc[('g-big', 'RocketEval (unsupervised)'), 'n'] == '2 × 4'      # q3's 2-question checklist failed: not RocketEval
+    assert k.loc[('g-big', 'Fixed checklist'), 'n'] == '1 × 4'                # q3, graded with the fixed list, is the Fixed row
+    sup = k.loc[('g-small', 'RocketEval (supervised)')]
+    assert sup.fitted_queries == 2 and 0 < sup.alpha <= 1 and "labels: gpt-4o's Direct scores of 3 training models" in sup.note
+    assert k.loc[('g-small', 'CoT'), 'note'] == 'only 2 models with a score and a reference; need at least 3' and np.isnan(k.loc[('g-small', 'CoT'), 'value'])
+    assert k.loc[('g-big', 'CoT'), 'note'] == 'no CoT run of g-big on alpacaeval'
+    # the grader's own Direct run is never the label source: a labeller without a run leaves the supervised row unfitted
+    vs, run = grader_variants(runs, 'alpacaeval', 'g-big')
+    run['options']['labeler'] = 'nobody'
+    from checkeval.methods.rocketeval_tables import rocketeval_variants
+    assert rocketeval_variants(run)[1]['note'] == 'not fitted: no Direct run of the labeller nobody on these items'
+    votes = [dict(instance_id='q1', model_a='a', model_b='d', winner='model_a')]
+    vt = vote_table(runs, 'alpacaeval', votes)
+    assert set(vt.judge) == {'g-big', 'g-small'} and {'Fixed checklist', 'RocketEval (supervised)', 'w/o normalised score'} <= set(vt.method)
+    assert vt.set_index(['judge', 'method']).loc[('g-big', 'RocketEval (unsupervised)'), 'with_tie'] == 1.0
+
+
+def test_table4_prices_are_the_papers_own():
+    "Issue 27: Table 4 prices the tokens at RocketEval's own Table 4 prices, kept as presets in configs/paper_items.yaml."
+    import yaml
+    from checkeval.settings import configs_dir
+    cfg = yaml.safe_load((configs_dir()/'paper_items.yaml').read_text())
+    cost, presets = cfg['rocketeval_cost'], cfg['price_presets']
+    assert (presets[cost['creator']]['price_in'], presets[cost['creator']]['price_out']) == (1.25, 5.00)      # GPT-4o 2024-08-06
+    assert (presets[cost['grader']]['price_in'], presets[cost['grader']]['price_out']) == (0.075, 0.30)      # GPT-4o-mini 2024-07-18
+    assert cost['gpu_hour_usd'] == 0.36                                                                      # one A5000 on RunPod

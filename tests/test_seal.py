@@ -9,6 +9,8 @@ from checkeval.judges import FunctionJudge, JudgeResponse, OpenAIJudge
 from checkeval.methods.seal import (load_instantiations, normalise_weights, run_seal, seal_judgments, split_sentences,
                                     threshold_sweep)
 from checkeval.methods.seal_tables import holistic_share, request_costs, stage_costs
+from checkeval.runs import OptionError
+from checkeval.methods.seal import STOP_CAP
 
 SUMMARY = 'Rain fell all night . The final was postponed . Officials apologised . Fans got refunds .'
 SUMM = Item(benchmark='summeval', item_id='d1/M1', group_id='d1', system_id='M1',
@@ -261,8 +263,14 @@ def test_json_schema_constraint_matches_units():
 
 
 def test_options_and_configuration_errors(tmp_path):
-    with pytest.raises(TypeError, match='unknown SEAL option'): run_seal([TC], FunctionJudge(Script()), D('coherence'), treshold=3)
-    with pytest.raises(ValueError, match='weighting'): run_seal([TC], FunctionJudge(Script()), D('coherence'), weighting='learned')
+    # a direct call is checked by the runner's own path: one OptionError line, as from the grid or the CLI
+    with pytest.raises(OptionError, match="^unknown option 'treshold' for method seal; valid options: ") as e:
+        run_seal([TC], FunctionJudge(Script()), D('coherence'), treshold=3)
+    assert '\n' not in str(e.value)
+    with pytest.raises(OptionError, match="^option 'weighting' of method seal: expected one of 'judge', 'uniform'"):
+        run_seal([TC], FunctionJudge(Script()), D('coherence'), weighting='learned')
+    import checkeval.methods.seal as seal_mod
+    assert not hasattr(seal_mod, 'seal_options')   # no second validator beside SealOptions
     hanna = Item(benchmark='hanna', item_id='h1', group_id='h', system_id='m', source='Write a story.', output='Once upon a time . The end .')
     with pytest.raises(DataError, match='no instantiation for benchmark'): run_seal([hanna], FunctionJudge(Script()), D('coherence'))
     # borrow the SummEval instantiation
@@ -369,3 +377,57 @@ def test_runner_checks_seal_options_in_one_line(tmp_path):
     from checkeval.runs import evaluate, OptionError
     with pytest.raises(OptionError, match='holistic'):
         evaluate('seal', 'summeval', FunctionJudge(Script()), limit=1, dimensions=['coherence'], root=tmp_path, holistic='scale')
+
+
+def _facts_script(req):
+    "Replies for the SummEval consistency run: facts, then one support list per summary fact."
+    if req.meta['template'] == 'monadic_facts':
+        return json.dumps({'source_facts': SOURCE_FACTS, 'reference_facts': [], 'output_facts': OUTPUT_FACTS})
+    return json.dumps({'support': [['c1']] * len(OUTPUT_FACTS)})
+
+
+def test_seal_caps_a_judge_that_cannot_stop_and_says_so():
+    # issue 25: smollm2 in the paper's form wrote 4,096 tokens per facts reply; a built-in local judge is capped by default
+    seen = []
+    weak = FunctionJudge(lambda r: (seen.append(r.max_tokens), _facts_script(r))[1], name='smollm2-like')
+    weak.group = 'small-local'
+    with pytest.warns(UserWarning, match=f'capped at {STOP_CAP} tokens'):
+        r = run_seal([SUMM], weak, D('consistency'))
+    assert max(seen) == STOP_CAP
+    cap = r.artifacts['token_cap']
+    assert cap['applied'] and cap['max_tokens'] == STOP_CAP and 'does not end' in cap['reason']
+    assert r.judgments[0].score == 1.0
+    # an API judge keeps the paper's per-stage limits (4,096 for the facts), and the run says no cap was applied
+    seen.clear()
+    api = FunctionJudge(lambda r: (seen.append(r.max_tokens), _facts_script(r))[1], name='gpt-4o-like')
+    r = run_seal([SUMM], api, D('consistency'))
+    assert max(seen) == 4096 and not r.artifacts['token_cap']['applied']
+    # max_tokens= always wins, for either judge
+    seen.clear(); run_seal([SUMM], weak, D('consistency'), max_tokens=512)
+    assert set(seen) == {512}
+    # a judge that says it can stop is not capped, whatever its group
+    seen.clear(); weak.can_stop = True; run_seal([SUMM], weak, D('consistency'))
+    assert max(seen) == 4096
+
+
+def test_seal_table_averages_name_the_dimensions_they_average():
+    "Issue 27: an average over the dimensions that have a correlation says which; one with none is empty, not a number."
+    import pandas as pd
+    from checkeval.methods.seal_tables import dimension_average
+    rows = pd.DataFrame({'judge': 'j', 'method': ['seal'] * 4 + ['geval'] * 4, 'variant': 'default', 'level': 'summary', 'statistic': 'kendall',
+                         'dimension': ['coherence', 'fluency', 'consistency', 'relevance'] * 2,
+                         'value': [0.1, None, 0.3, None, None, None, None, None]})
+    av = dimension_average(rows).set_index('method')
+    assert av.loc['seal', 'value'] == pytest.approx(0.2) and av.loc['seal', 'dimensions'] == 'coherence, consistency'
+    assert av.loc['seal', 'n_dimensions'] == 2 and math.isnan(av.loc['geval', 'value'])
+    assert av.loc['geval', 'dimensions'] == 'none of coherence, fluency, consistency, relevance'
+
+
+def test_sentence_threshold_share_of_summeval():
+    "The share of SummEval summaries a sentence dimension judges holistically at n (about a fifth at the default n = 3)."
+    from checkeval import data
+    from checkeval.data import load_benchmark
+    from checkeval.methods.seal_tables import sentence_threshold_share
+    if not data.available('benchmarks/summeval/summeval.jsonl'): pytest.skip('summeval not available')
+    s = sentence_threshold_share(load_benchmark('summeval'), (3,)).iloc[0]
+    assert s.outputs == 1600 and 0.15 < s.share < 0.3

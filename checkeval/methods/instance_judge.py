@@ -20,6 +20,7 @@ __all__ = ['STYLE_TOKENS', 'instance_judge_messages', 'InstanceJudgeOptions', 'r
 # %% ../../nbs/12c_instance_judge.ipynb #32a53c56
 STYLE_TOKENS = {'direct': 8, 'cot': 160}   # default reply budgets
 
+# %% ../../nbs/12c_instance_judge.ipynb #d607ca00
 def instance_judge_messages(item:Item, style:str='direct') -> list[dict]:
     "Messages asking for `item`'s overall 1–10 score, at once (`direct`) or after a short analysis (`cot`)."
     if style not in STYLE_TOKENS: raise ValueError(f"style must be one of {', '.join(STYLE_TOKENS)}, not {style!r}")
@@ -34,6 +35,7 @@ class InstanceJudgeOptions(MethodOptions):
     temperature: float = Field(0.0, ge=0)
     scale: list[float] = Field(default_factory=lambda: [1.0, 10.0], min_length=2, max_length=2)
 
+# %% ../../nbs/12c_instance_judge.ipynb #e9099f4b
 @register_method('instance_judge', options=InstanceJudgeOptions)
 def run_instance_judge(items:Sequence[Item], judge, dimensions:Sequence[Dimension], style:str='direct', max_tokens:int|None=None,
                        temperature:float=0.0, scale:Sequence[float]=(1.0, 10.0)) -> MethodResult:

@@ -12,23 +12,19 @@ import numpy as np
 from pydantic import Field, PositiveInt, ValidationError
 from ..core import Answer, Checklist, Dimension, Item, Judgment
 from ..prompts import render
-from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name
+from ..runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
 from ..parsing import answer_class, normalized_yes, yes_no_mass
 from .rocketeval_data import (instance_of, parse_checklist, make_checklist, save_checklists, load_checklists,
     fixed_checklist, mt_bench_instances, read_mt_bench_responses, mt_bench_response_items, load_rocketeval_export, read_annotations,
     default_train_models, rocketeval_template)
-_all_ = ['answer_class', 'yes_no_mass', 'instance_of', 'parse_checklist', 'make_checklist', 'save_checklists', 'load_checklists',
-         'fixed_checklist', 'read_mt_bench_responses', 'mt_bench_response_items', 'load_rocketeval_export']   # re-exported
 
 # %% auto #0
 __all__ = ['P_YES_RULES', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVERALL', 'creation_messages', 'create_checklists',
            'authors_normalized_yes', 'normalized_score', 'grading_messages', 'grading_request', 'grade_items',
            'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor', 'supervised_scores',
-           'generate_mt_bench_responses', 'RocketEvalOptions', 'rocketeval_options', 'check_creator', 'creator_record',
+           'generate_mt_bench_responses', 'RocketEvalOptions', 'check_creator', 'creator_record',
            'rocketeval_responses', 'rocketeval_checklists', 'item_features', 'rocketeval_supervised',
-           'rocketeval_judgments', 'run_rocketeval', 'answer_class', 'yes_no_mass', 'instance_of', 'parse_checklist',
-           'make_checklist', 'save_checklists', 'load_checklists', 'fixed_checklist', 'read_mt_bench_responses',
-           'mt_bench_response_items', 'load_rocketeval_export']
+           'rocketeval_judgments', 'run_rocketeval']
 
 # %% ../../nbs/12_rocketeval.ipynb #4a7f4101
 def creation_messages(instance:Mapping, min_questions:int=5, max_questions:int=10, prompt_source:str='own') -> list[dict]:
@@ -59,6 +55,8 @@ def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|No
     for ins, r in zip(instances, resps):
         if r.error: qs, status = [], f'judge error: {r.error}'
         else: qs, status = parse_checklist(r.text, echo=echo)
+        if status == 'ok' and len(qs) < min_questions:   # the paper asks 5-10 questions: fewer is a failed creation, not a checklist
+            status = f'{len(qs)} questions, fewer than the {min_questions} asked'
         rec = dict(instance_id=str(ins['id']), creator=judge.name, status=status, n_questions=len(qs),
                    in_requested_range=min_questions <= len(qs) <= max_questions, questions=qs, raw_text=r.text,
                    prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, latency_s=r.latency_s,
@@ -81,6 +79,7 @@ def authors_normalized_yes(top_logprobs:Mapping[str, float]|None, k:int=5) -> fl
         if c is not None: best[c] = max(best[c], math.exp(lp))
     return best['yes'] / (best['yes'] + best['no']) if best['yes'] + best['no'] > 0 else 0.5
 
+# %% ../../nbs/12_rocketeval.ipynb #dda9d648
 def normalized_score(top_logprobs:Mapping[str, float]|None, rule:str='sum_top20') -> tuple[float|None, str]:
     "P(Yes) / (P(Yes) + P(No)) from the first token's top log-probabilities under `rule`, and 'ok' or the reason it is unknown."
     if rule not in P_YES_RULES: raise ValueError(f"p_yes must be one of {P_YES_RULES}, not {rule!r}")
@@ -102,6 +101,7 @@ def grading_messages(instance:Mapping, response:str, question:str, prompt_source
     if prompt_source != 'own': raise ValueError(f"prompt_source must be 'own' or 'upstream', not {prompt_source!r}")
     return render('rocketeval/grade', history=instance.get('history') or '', query=instance['query'], response=response, question=question)
 
+# %% ../../nbs/12_rocketeval.ipynb #634a7e6f
 def grading_request(messages:list[dict], logprobs:bool=True, top_logprobs:int|None=20, constrain:bool=True):
     "A one-token yes/no `JudgeRequest` for `messages`."
     from checkeval.judges import Constraint, JudgeRequest
@@ -119,6 +119,30 @@ def _value(resp, normalized:bool, rule:str='sum_top20') -> tuple[float|None, str
     if c is None: return None, f'reply is not yes/no: {(resp.text or "")[:40]!r}', p
     return float(c == 'yes'), 'ok', p
 
+# %% ../../nbs/12_rocketeval.ipynb #2d81c4fb
+def _grade_conversations(jobs, judge, answer, keys, logprobs:bool, top_logprobs, constrain:bool, prompt_source:str, desc:str) -> dict:
+    "The multi-turn ablation: each response's questions asked one after the other in one conversation; (item, question) → Answer."
+    out, convs, dead = {}, {}, {}   # convs: item id → messages so far; dead: item id → why its conversation stopped
+    for k in range(1, max((len(cl) for *_, cl in jobs), default=0) + 1):
+        reqs, where = [], []
+        for it, ins, cl in jobs:
+            if k > len(cl) or it.item_id in dead: continue
+            q = cl.questions[k - 1]
+            if k == 1: msgs = grading_messages(ins, it.output, q.text, prompt_source)
+            else: msgs = convs[it.item_id] + render('rocketeval/grade_followup', question=q.text)
+            reqs.append(grading_request(msgs, logprobs, top_logprobs, constrain)); where.append((it, q, msgs))
+        for (it, q, msgs), r in zip(where, judge.generate(reqs, desc=f'{desc} (turn {k})') if reqs else []):
+            out[(it.item_id, q.id)] = answer(r, it, q, k)
+            if r.error: dead[it.item_id] = f'an earlier turn of the conversation failed (question {q.id})'
+            else: convs[it.item_id] = msgs + [{'role': 'assistant', 'content': r.text}]
+    for it, ins, cl in jobs:
+        for k, q in enumerate(cl.questions, 1):
+            if (it.item_id, q.id) not in out:
+                out[(it.item_id, q.id)] = make_answer(None, value=None, status=dead[it.item_id],
+                                                      meta=dict(instance_id=it.group_id, position=k, independent=False), **keys(it, q))
+    return out
+
+# %% ../../nbs/12_rocketeval.ipynb #39048def
 def grade_items(items:Sequence[Item], checklists:Mapping[str, Checklist], judge, dimension:str='overall', variant:str='default',
                 normalized:bool=True, independent:bool=True, constrain:bool=True, top_logprobs:int|None=20,
                 prompt_source:str='own', method:str='rocketeval', desc:str='rocketeval: grade', p_yes:str='sum_top20') -> list[Answer]:
@@ -143,26 +167,7 @@ def grade_items(items:Sequence[Item], checklists:Mapping[str, Checklist], judge,
                 where.append((it, q, k))
         for (it, q, k), r in zip(where, judge.generate(reqs, desc=desc) if reqs else []):
             out[(it.item_id, q.id)] = answer(r, it, q, k)
-    else:
-        convs = {it.item_id: None for it, _, _ in jobs}     # item id → messages so far (None: not started)
-        dead: dict[str, str] = {}
-        for k in range(1, max((len(cl) for *_, cl in jobs), default=0) + 1):
-            reqs, where = [], []
-            for it, ins, cl in jobs:
-                if k > len(cl) or it.item_id in dead: continue
-                q = cl.questions[k - 1]
-                if k == 1: msgs = grading_messages(ins, it.output, q.text, prompt_source)
-                else: msgs = convs[it.item_id] + render('rocketeval/grade_followup', question=q.text)
-                reqs.append(grading_request(msgs, logprobs, top_logprobs, constrain)); where.append((it, q, msgs))
-            for (it, q, msgs), r in zip(where, judge.generate(reqs, desc=f'{desc} (turn {k})') if reqs else []):
-                out[(it.item_id, q.id)] = answer(r, it, q, k)
-                if r.error: dead[it.item_id] = f'an earlier turn of the conversation failed (question {q.id})'
-                else: convs[it.item_id] = msgs + [{'role': 'assistant', 'content': r.text}]
-        for it, ins, cl in jobs:
-            for k, q in enumerate(cl.questions, 1):
-                if (it.item_id, q.id) not in out:
-                    out[(it.item_id, q.id)] = make_answer(None, value=None, status=dead[it.item_id],
-                                                          meta=dict(instance_id=it.group_id, position=k, independent=False), **keys(it, q))
+    else: out = _grade_conversations(jobs, judge, answer, keys, logprobs, top_logprobs, constrain, prompt_source, desc)
     return [out[(it.item_id, q.id)] for it, _, cl in jobs for q in cl.questions]
 
 # %% ../../nbs/12_rocketeval.ipynb #38b88d01
@@ -183,6 +188,7 @@ def label_histogram(labels:Sequence[float], n_classes:int=10, scale:tuple[float,
     h = np.zeros(n_classes); h[:len(counts)] = counts
     return h / h.sum()
 
+# %% ../../nbs/12_rocketeval.ipynb #1dc6ee8e
 def kl_weight(labels:Sequence[float], n_classes:int=10, scale:tuple[float, float]|None=None) -> float:
     "Weight factor α of Eq. 3: 1 − KL(label histogram ‖ uniform) / log K."
     h = label_histogram(labels, n_classes, scale)
@@ -195,6 +201,7 @@ def fit_query_predictor(X, y, seed:int=42, n_estimators:int=10, max_depth:int=2)
     from sklearn.ensemble import ExtraTreesRegressor
     return ExtraTreesRegressor(n_estimators=n_estimators, max_depth=max_depth, random_state=seed).fit(np.asarray(X, float), np.asarray(y, float))
 
+# %% ../../nbs/12_rocketeval.ipynb #3da4d24b
 def _features(p:Sequence[float|None], fill:float=0.5) -> list[float]:
     return [fill if x is None else float(x) for x in p]
 
@@ -279,20 +286,11 @@ class RocketEvalOptions(MethodOptions):
     on_creation_failure: Literal['skip', 'fixed'] = 'skip'
     p_yes: Literal['sum_top20', 'authors'] = 'sum_top20'
 
-def rocketeval_options(**options) -> RocketEvalOptions:
-    "The options of a direct call, checked (tuples and ints for floats accepted): unknown names → `TypeError`, bad values → `ValueError`."
-    unknown = sorted(set(options) - set(RocketEvalOptions.model_fields))
-    if unknown: raise TypeError(f"unknown rocketeval option(s) {unknown}; known: {', '.join(RocketEvalOptions.model_fields)}")
-    options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
-    try: return RocketEvalOptions.model_validate(options, strict=False)
-    except ValidationError as e:
-        err = e.errors()[0]
-        raise ValueError(f"rocketeval option {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-
 # %% ../../nbs/12_rocketeval.ipynb #160b3b5a
 PLUMBING_BACKENDS = ('function',)   # scripted judges in tests and examples
 PLUMBING_JUDGES = ('tiny',)          # the random-weight plumbing judge
 
+# %% ../../nbs/12_rocketeval.ipynb #2a4a6941
 def check_creator(judge, creator, o:RocketEvalOptions):
     "A run that builds a table must say who writes the checklists: `creator` or `checklists` (or an `export` that has them)."
     if creator is not None and not hasattr(creator, 'generate'):
@@ -302,6 +300,7 @@ def check_creator(judge, creator, o:RocketEvalOptions):
     raise ValueError(f"rocketeval: say who writes the checklists: creator=<judge name> (the paper: GPT-4o; creator={judge.name} "
                      f"lets the grader write its own) or checklists=<file>|fixed")
 
+# %% ../../nbs/12_rocketeval.ipynb #9006d645
 def creator_record(creator, judge) -> dict:
     "Who wrote the checklists and who grades them, said in the run (the paper's creator is a stronger model than the grader)."
     same = creator.name == judge.name
@@ -311,9 +310,10 @@ def creator_record(creator, judge) -> dict:
             'note': (f'checklists written by the grading judge {judge.name} itself, not by a strong creator as in the paper'
                      if same else f'checklists written by {creator.name}, graded by {judge.name}')}
 
-# %% ../../nbs/12_rocketeval.ipynb #7a22719e
+# %% ../../nbs/12_rocketeval.ipynb #e5bb3830
 def _question_items(items) -> bool: return bool(items) and all(it.output == '' for it in items) and any('turns' in it.meta for it in items)
 
+# %% ../../nbs/12_rocketeval.ipynb #c6567574
 def rocketeval_responses(items:Sequence[Item], judge, o:RocketEvalOptions, benchmark:str, artifacts:dict):
     "Stage 1: (response items, instance id → instance, checklists and labels from an export)."
     turns = [o.turns] if isinstance(o.turns, int) else list(o.turns)
@@ -362,7 +362,7 @@ def rocketeval_checklists(instances:Mapping[str, dict], creator, o:RocketEvalOpt
     artifacts['checklists'] = [cl.to_dict() for cl in checklists.values()]
     return checklists
 
-# %% ../../nbs/12_rocketeval.ipynb #a3b6674a
+# %% ../../nbs/12_rocketeval.ipynb #4cefebc3
 def item_features(resp_items:Sequence[Item], checklists:Mapping[str, Checklist], answers:Sequence[Answer]) -> dict[str, dict[str, list]]:
     "Instance → system → the item scores of its checklist (None where an item could not be scored)."
     by_item: dict[str, dict[str, float|None]] = {}
@@ -373,6 +373,7 @@ def item_features(resp_items:Sequence[Item], checklists:Mapping[str, Checklist],
             feats.setdefault(it.group_id, {})[it.system_id] = [by_item.get(it.item_id, {}).get(q.id) for q in checklists[it.group_id].questions]
     return feats
 
+# %% ../../nbs/12_rocketeval.ipynb #bb33a0dc
 def rocketeval_supervised(feats, labels:Mapping, o:RocketEvalOptions, benchmark:str, artifacts:dict) -> dict:
     "Stage 4a: supervised scores where annotations exist (`annotations=` or an export's), else {}."
     if o.annotations: labels = {**labels, **read_annotations(o.annotations)}
@@ -416,7 +417,7 @@ OVERALL = Dimension(name='overall', definition='overall quality of the response'
 @register_method('rocketeval', options=RocketEvalOptions, judges=('creator',))
 def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], creator=None, **options) -> MethodResult:
     "RocketEval on `items` with `judge` grading and `creator` (a Judge, or None) writing the checklists; options as in `RocketEvalOptions`."
-    o = rocketeval_options(**options)
+    o = RocketEvalOptions(**validate_options('rocketeval', options))
     check_creator(judge, creator, o)
     variant = variant_name({**options, **({'creator': creator.name} if creator is not None else {})})
     dim = dimensions[0] if dimensions else OVERALL

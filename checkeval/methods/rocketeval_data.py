@@ -14,10 +14,10 @@ from ..core import Checklist, DataError, Dimension, Item, Question, read_jsonl, 
 from ..data import load_arena_elo, resolve
 
 # %% auto #0
-__all__ = ['FIXED_QUESTIONS', 'EXPORT_BENCHMARKS', 'ROCKETEVAL_TEMPLATES', 'render_history', 'instance_of', 'parse_checklist',
-           'make_checklist', 'save_checklists', 'load_checklists', 'fixed_checklist', 'mt_bench_instances',
-           'read_mt_bench_responses', 'mt_bench_response_items', 'load_rocketeval_export', 'read_annotations',
-           'default_train_models', 'rocketeval_template']
+__all__ = ['FIXED_QUESTIONS', 'EXPORT_BENCHMARKS', 'PAPER_LABELER', 'ROCKETEVAL_TEMPLATES', 'render_history', 'instance_of',
+           'parse_checklist', 'make_checklist', 'save_checklists', 'load_checklists', 'fixed_checklist',
+           'mt_bench_instances', 'read_mt_bench_responses', 'mt_bench_response_items', 'load_rocketeval_export',
+           'read_annotations', 'default_train_models', 'rocketeval_template']
 
 # %% ../../nbs/12a_rocketeval_data.ipynb #9c0f6f65
 def render_history(history:Sequence[Mapping]|str|None) -> str:
@@ -27,6 +27,7 @@ def render_history(history:Sequence[Mapping]|str|None) -> str:
     names = {'user': 'User', 'assistant': 'Assistant', 'system': 'System'}
     return '\n\n'.join(f"{names.get(m.get('role'), str(m.get('role')).title())}: {str(m.get('content', '')).strip()}" for m in history)
 
+# %% ../../nbs/12a_rocketeval_data.ipynb #d04099a7
 def instance_of(item:Item) -> dict:
     "The instance an item answers: `id`, `history` (text), `query`, `reference` (None when absent)."
     hist = item.meta.get('history', item.context)
@@ -75,11 +76,13 @@ def make_checklist(instance_id:str, questions:Sequence[str], dimension:Dimension
     qs = [Question(id=f'{instance_id}/c{k}', text=q, stage='instance') for k,q in enumerate(questions, 1)]
     return Checklist(dimension=dim, questions=qs, benchmark=benchmark, source=source, meta={'instance_id': str(instance_id), **meta})
 
+# %% ../../nbs/12a_rocketeval_data.ipynb #b5ffc615
 def save_checklists(path, checklists:Mapping[str, Checklist]|Iterable[Checklist]) -> Path:
     "Write instance-level checklists as JSON Lines (one `Checklist` per line)."
     cls = checklists.values() if isinstance(checklists, Mapping) else checklists
     return write_jsonl(path, list(cls))
 
+# %% ../../nbs/12a_rocketeval_data.ipynb #44bdeee5
 def load_checklists(path, dimension:Dimension|None=None, benchmark:str|None=None) -> dict[str, Checklist]:
     "Instance id → `Checklist`, from `save_checklists` output or the authors' `checklist.jsonl`."
     res = {}
@@ -129,6 +132,9 @@ def mt_bench_instances(questions:Sequence[Item], turns:Sequence[int]=(1, 2)) -> 
                             history=render_history(hist), query=ts[t - 1], reference=refs[t - 1] if len(refs) >= t else None))
     return res
 
+
+
+# %% ../../nbs/12a_rocketeval_data.ipynb #3d9b1b66
 def read_mt_bench_responses(path) -> list[dict]:
     "Records `question_id`, `model`, `turns` from a FastChat-style answer file (JSON Lines)."
     res = []
@@ -142,6 +148,9 @@ def read_mt_bench_responses(path) -> list[dict]:
         res.append(dict(question_id=str(d['question_id']), model=str(model), turns=turns))
     return res
 
+
+
+# %% ../../nbs/12a_rocketeval_data.ipynb #2f6d993e
 def mt_bench_response_items(questions:Sequence[Item], responses:Sequence[Mapping], turns:Sequence[int]=(1, 2),
                             benchmark:str='mt_bench') -> list[Item]:
     "Response items (one per question × turn × model) from MT-Bench question items and response records."
@@ -172,10 +181,10 @@ def _export_dir(root, benchmark:str) -> Path:
                     f"download the authors' released dataset and pass its local folder (expected {root}/{b}/query.jsonl, "
                     f"{root}/{b}/response/<model>.jsonl)", root)
 
-def load_rocketeval_export(root, benchmark:str, models:Sequence[str]|None=None, labeler:str|None=None):
-    "Response items, checklists (instance → `Checklist`) and annotations ((instance, model) → score) from a local export."
-    d = _export_dir(root, benchmark)
-    if not (d/'query.jsonl').exists(): raise DataError(f'missing query.jsonl (queries of {benchmark})', d/'query.jsonl')
+# %% ../../nbs/12a_rocketeval_data.ipynb #1de35cec
+def _export_queries(d:Path) -> dict[str, dict]:
+    "session id → {history, query, reference} from an export's `query.jsonl`."
+    if not (d/'query.jsonl').exists(): raise DataError(f'missing query.jsonl (queries of {d.name})', d/'query.jsonl')
     queries = {}
     for i, r in enumerate(read_jsonl(d/'query.jsonl'), 1):
         conv = r.get('conversation_input')
@@ -184,6 +193,32 @@ def load_rocketeval_export(root, benchmark:str, models:Sequence[str]|None=None, 
         refs = r.get('references') or {}
         ref = refs.get('gpt-4') if isinstance(refs, dict) else None
         queries[str(r['session_id'])] = dict(history=conv[:-1], query=conv[-1].get('content', ''), reference=ref)
+    return queries
+
+# %% ../../nbs/12a_rocketeval_data.ipynb #9b26f301
+PAPER_LABELER = 'gpt-4o'   # whose scores label the supervised fit in the paper
+
+def _export_labels(sdir:Path, labeler:str|None=None) -> dict[tuple[str, str], float]:
+    "(session, model) → score of one labeller's folder under `score/`: `labeler`, else the only one, else the paper's (GPT-4o)."
+    if not sdir.is_dir(): return {}
+    labs = sorted(p.name for p in sdir.iterdir() if p.is_dir())
+    if labeler is None and len(labs) > 1:
+        if PAPER_LABELER not in labs: raise DataError(f"several labellers ({', '.join(labs)}): pass labeler=<one of them>", sdir)
+        labeler = PAPER_LABELER
+    name = labeler if labeler is not None else (labs[0] if labs else None)
+    if name is None or name not in labs: return {}
+    labels = {}
+    for f in sorted((sdir/name).glob('*.json')):
+        for r in json.loads(f.read_text(encoding='utf-8')):
+            if r.get('score') is not None:
+                labels[(str(r['session_id']), str(r.get('model_test', f.stem)).split('/')[-1])] = float(r['score'])
+    return labels
+
+# %% ../../nbs/12a_rocketeval_data.ipynb #7c53c6b3
+def load_rocketeval_export(root, benchmark:str, models:Sequence[str]|None=None, labeler:str|None=None):
+    "Response items, checklists (instance → `Checklist`) and annotations ((instance, model) → score) from a local export."
+    d = _export_dir(root, benchmark)
+    queries = _export_queries(d)
     rdir = d/'response'
     files = sorted(rdir.glob('*.jsonl')) if rdir.is_dir() else []
     if models is not None:
@@ -203,17 +238,7 @@ def load_rocketeval_export(root, benchmark:str, models:Sequence[str]|None=None, 
             items.append(Item(benchmark=benchmark, item_id=f'{sid}:{f.stem}', group_id=sid, system_id=f.stem, source=q['query'],
                               references=[q['reference']] if q['reference'] else [], output=out, meta={'history': q['history']}))
     checklists = load_checklists(d/'checklist'/'checklist.jsonl', benchmark=benchmark) if (d/'checklist'/'checklist.jsonl').exists() else {}
-    labels = {}
-    sdir = d/'score'
-    if sdir.is_dir():
-        labs = [p for p in sdir.iterdir() if p.is_dir()]
-        if labeler is not None: labs = [sdir/labeler] if (sdir/labeler).is_dir() else []
-        if labs:
-            for f in sorted(labs[0].glob('*.json')):
-                for r in json.loads(f.read_text(encoding='utf-8')):
-                    if r.get('score') is not None:
-                        labels[(str(r['session_id']), str(r.get('model_test', f.stem)).split('/')[-1])] = float(r['score'])
-    return items, checklists, labels
+    return items, checklists, _export_labels(d/'score', labeler)
 
 # %% ../../nbs/12a_rocketeval_data.ipynb #63d9f759
 def read_annotations(path) -> dict[tuple[str, str], float]:
@@ -232,6 +257,7 @@ def read_annotations(path) -> dict[tuple[str, str], float]:
         res[(str(iid), str(sid))] = float(r['score'])
     return res
 
+# %% ../../nbs/12a_rocketeval_data.ipynb #3da2e3e5
 def default_train_models(benchmark:str) -> list[str]:
     "Names of the training models RocketEval used for `benchmark` (from the Arena Elo train file)."
     return list(load_arena_elo(benchmark, 'train')['name'])

@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/rocketeval_tables.html.md"""
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #1970811c
 from __future__ import annotations
-import math
+import json, math
 from pathlib import Path
 from typing import Mapping, Sequence
 import numpy as np
@@ -16,11 +16,15 @@ from ..data import load_alpacaeval_leaderboard, load_arena_elo, load_benchmark
 from ..metaeval import bradley_terry, pairwise_agreement, pairwise_outcomes, ranking_correlation
 from ..parsing import answer_class
 from .rocketeval import supervised_scores, unsupervised_score
+from .rocketeval_data import PAPER_LABELER
+from ..runs import load_run
 
 # %% auto #0
 __all__ = ['system_scores', 'arena_reference', 'simulated_battles', 'list_level_evaluation', 'pairwise_agreement_with_votes',
            'common_queries', 'ranking_rows', 'alpacaeval_reference', 'features_of', 'decoded_features', 'rescored',
-           'labels_from', 'parse_rate', 'request_costs', 'cost_table', 'method_ranking_rows']
+           'labels_from', 'parse_rate', 'request_costs', 'cost_table', 'method_ranking_rows', 'graders', 'find_run',
+           'checklist_split', 'labeler_of', 'supervision_summary', 'rocketeval_variants', 'variant_ranking_rows',
+           'checklist_note', 'grader_variants', 'ranking_table', 'vote_table']
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #6eaafb21
 def system_scores(judgments:Sequence[Judgment], score:str='score') -> pd.Series:
@@ -29,12 +33,14 @@ def system_scores(judgments:Sequence[Judgment], score:str='score') -> pd.Series:
     df = pd.DataFrame(rows, columns=['system_id', 'score']).dropna()
     return df.groupby('system_id')['score'].mean().sort_values(ascending=False)
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #bf6b549b
 def arena_reference(benchmark:str, split:str='test') -> pd.Series:
     "Arena Elo by model name (both the `name` and the `model` spellings) for `benchmark`'s `split`."
     elo = load_arena_elo(benchmark, split)
     ref = dict(zip(elo['model'], elo['rating'])); ref.update(zip(elo['name'], elo['rating']))
     return pd.Series(ref, dtype=float)
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #84402592
 def simulated_battles(judgments:Sequence[Judgment], margin:float=0.1, score:str='score') -> pd.DataFrame:
     "One match per (query, pair of systems) decided by their scores: `instance_id, model_a, model_b, winner` (A/B/tie)."
     rows = [(j.meta.get('instance_id', j.item_id), j.system_id, j.score if score == 'score' else j.meta.get(score)) for j in judgments]
@@ -48,6 +54,7 @@ def simulated_battles(judgments:Sequence[Judgment], margin:float=0.1, score:str=
                 out.append((iid, s[a], s[b], pairwise_outcomes([v[a]], [v[b]], margin)[0]))
     return pd.DataFrame(out, columns=['instance_id', 'model_a', 'model_b', 'winner'])
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #6a0032b7
 def list_level_evaluation(judgments:Sequence[Judgment], benchmark:str, split:str='test', margin:float=0.1,
                           n_boot:int=0) -> pd.DataFrame:
     "Kendall/Spearman of the models' mean scores and of their simulated-match Elo against Arena Elo."
@@ -142,6 +149,7 @@ def features_of(judgments:Sequence[Judgment]) -> dict[str, dict[str, list]]:
         if j.meta.get('p'): out.setdefault(j.meta.get('instance_id', j.item_id), {})[j.system_id] = list(j.meta['p'])
     return out
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #5809ae63
 def decoded_features(answers:Sequence[Answer]) -> dict[str, dict[str, list]]:
     "Instance → system → the decoded yes (1) / no (0) of each grading answer, in checklist order (None: neither word)."
     rows: dict[tuple, list] = {}
@@ -153,6 +161,7 @@ def decoded_features(answers:Sequence[Answer]) -> dict[str, dict[str, list]]:
     for (q, s), v in rows.items(): out.setdefault(q, {})[s] = [x for _, x in sorted(v, key=lambda t: t[0])]
     return out
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #04f3d215
 def rescored(judgments:Sequence[Judgment], feats:Mapping, labels:Mapping|None=None, train:Sequence[str]=(), weight_factor:bool=True,
              seed:int=42) -> list[Judgment]:
     "Copies of `judgments` scored from `feats` (unsupervised), or supervised (Eq. 4) where `labels` of the `train` systems allow it."
@@ -167,6 +176,7 @@ def rescored(judgments:Sequence[Judgment], feats:Mapping, labels:Mapping|None=No
                                                                    'supervised': bool(s and s['supervised'])}}))
     return out
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #62eb42d7
 def labels_from(judgments:Sequence[Judgment]) -> dict[tuple[str, str], float]:
     "(instance, system) → score of a labelling run (e.g. a direct judge's scores of the training models' responses)."
     return {(j.meta.get('instance_id', j.item_id), j.system_id): float(j.score) for j in judgments if j.score is not None}
@@ -176,6 +186,7 @@ def parse_rate(answers:Sequence[Answer]) -> float:
     "Share of `answers` with a value (NaN when there are none)."
     return float(np.mean([a.value is not None for a in answers])) if answers else float('nan')
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #b936846d
 def request_costs(answers:Sequence[Answer], creation_log:Sequence[Mapping], creator:str|None, grader:str) -> pd.DataFrame:
     "One row per stage (create, grade): judge, requests (distinct cache keys), tests, input/output tokens, CPU seconds, in total."
     seen, rows = set(), []
@@ -194,6 +205,7 @@ def request_costs(answers:Sequence[Answer], creation_log:Sequence[Mapping], crea
     return g.agg(requests=('stage', 'size'), tests=('system_id', 'nunique'), input_tokens=('input_tokens', 'sum'),
                  output_tokens=('output_tokens', 'sum'), cpu_s=('cpu_s', 'sum')).reset_index()
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #6d2c7ab2
 def cost_table(stages:pd.DataFrame, prices:Mapping[str, tuple[float, float]]|None=None, gpu_throughput:Mapping[str, float]|None=None,
                gpu_hour_price:float|None=None, n_tests:Sequence[int]=(1, 100, 1000)) -> pd.DataFrame:
     "Table 4's shape from `request_costs`: creation once, grading per test; API USD, GPU-hours (where a throughput is given), CPU hours here."
@@ -224,11 +236,142 @@ def cost_table(stages:pd.DataFrame, prices:Mapping[str, tuple[float, float]]|Non
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #26637e87
 def method_ranking_rows(label:str, judgments:Sequence[Judgment], answers:Sequence[Answer], reference:pd.Series, ground_truth:str,
-                        score:str='score', n_boot:int=1000) -> pd.DataFrame:
-    "Kendall/Spearman rows of one method or ablation against `reference`, with judge, n (queries × models), parse rate and CI."
+                        score:str='score', n_boot:int=1000, note:str='', judge:str|None=None) -> pd.DataFrame:
+    "Kendall/Spearman rows of one method against `reference` (judge, n, parse rate, CI); too few models: empty values, the reason in `note`."
     kept, info = common_queries([j for j in judgments if j.system_id in reference.index], score)
-    rows = ranking_rows(kept, reference, score, n_boot)
-    return rows.assign(method=label, judge=','.join(sorted({j.judge for j in judgments})), ground_truth=ground_truth,
+    try: rows, why = ranking_rows(kept, reference, score, n_boot), ''
+    except ValueError as e:
+        rows, why = pd.DataFrame({'statistic': ['kendall', 'spearman'], 'value': np.nan, 'ci_low': np.nan, 'ci_high': np.nan,
+                                  'n_models': len({j.system_id for j in kept}), 'n_queries': info['queries']}), str(e)
+        if not judgments and note: why = ''   # a row with nothing behind it: its note says why
+    return rows.assign(method=label, judge=judge or ','.join(sorted({j.judge for j in judgments})), ground_truth=ground_truth,
                        n=[f"{r.n_queries} × {r.n_models}" for r in rows.itertuples()], parse_rate=parse_rate(answers),
-                       queries_dropped=info['dropped'])[['method', 'judge', 'ground_truth', 'statistic', 'value', 'ci_low', 'ci_high', 'n',
-                                                         'n_queries', 'n_models', 'parse_rate', 'queries_dropped']]
+                       queries_dropped=info['dropped'], note='; '.join(x for x in (note, why) if x))[
+        ['method', 'judge', 'ground_truth', 'statistic', 'value', 'ci_low', 'ci_high', 'n', 'n_queries', 'n_models', 'parse_rate',
+         'queries_dropped', 'note']]
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #ee3b20b9
+def graders(runs:pd.DataFrame, benchmark:str, method:str='rocketeval') -> list[str]:
+    "The judges with a run of `method` on `benchmark` among `runs` (the frame of `checkeval.reporting.run_metas`)."
+    if runs is None or not len(runs): return []
+    return sorted(set(runs[(runs.benchmark == benchmark) & (runs.method == method)].judge) - {'none'})
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #0a5dfbfb
+def find_run(runs:pd.DataFrame, benchmark:str, method:str, judge:str, **want) -> dict|None:
+    "The latest run (answers, judgments, meta, artifacts, options, path) of `judge` whose options contain `want` (None: absent)."
+    if runs is None or not len(runs): return None
+    r = runs[(runs.benchmark == benchmark) & (runs.method == method) & (runs.judge == judge)].sort_values('time', ascending=False)
+    for p in r.path:
+        opts = (json.loads((Path(p)/'meta.json').read_text()).get('config') or {}).get('options') or {}
+        if all(opts.get(k) == v for k, v in want.items()):
+            a, j, meta = load_run(p)
+            arts = {f.stem: json.loads(f.read_text()) for f in (Path(p)/'artifacts').glob('*.json')}
+            return dict(answers=a, judgments=j, meta=meta, artifacts=arts, options=opts, path=p)
+    return None
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #f58821d9
+def checklist_split(run:Mapping) -> dict[str, list[Judgment]]:
+    "A run's judgments by checklist source: 'created' (written by the creator, or read from a file or export) and 'fixed'."
+    every_fixed = (run.get('options') or {}).get('checklists') == 'fixed'
+    fixed = {r['instance_id'] for r in (run.get('artifacts') or {}).get('creation_log', []) if r.get('fallback') == 'fixed'}
+    out = {'created': [], 'fixed': []}
+    for j in run['judgments']:
+        out['fixed' if every_fixed or j.meta.get('instance_id', j.item_id) in fixed else 'created'].append(j)
+    return out
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #40a12507
+def labeler_of(run:Mapping|None) -> str:
+    "The judge whose scores label the supervised fit of `run`: its `labeler` option, else the paper's (GPT-4o)."
+    return ((run or {}).get('options') or {}).get('labeler') or PAPER_LABELER
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #8d712a8d
+def supervision_summary(judgments:Sequence[Judgment]) -> dict:
+    "{'alpha': mean α over the fitted queries, 'fitted_queries', 'queries'} of rescored (supervised) judgments."
+    q_all = {j.meta.get('instance_id', j.item_id) for j in judgments}
+    alphas = {j.meta.get('instance_id', j.item_id): j.meta.get('alpha') for j in judgments if j.meta.get('supervised')}
+    a = [v for v in alphas.values() if v is not None]
+    return {'alpha': float(np.mean(a)) if a else float('nan'), 'fitted_queries': len(alphas), 'queries': len(q_all)}
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #f0aa5725
+def _answers_of(answers:Sequence[Answer], judgments:Sequence[Judgment]) -> list[Answer]:
+    keep = {(j.item_id, j.system_id) for j in judgments}
+    return [a for a in answers if (a.item_id, a.system_id) in keep]
+
+def rocketeval_variants(run:Mapping, labels:Mapping|None=None, labeler:str|None=None, fixed_run:Mapping|None=None) -> list[dict]:
+    "Rows of one grader: {method, judgments, answers, score, note, alpha, fitted_queries} for unsupervised, supervised and Fixed."
+    parts, labeler = checklist_split(run), labeler or labeler_of(run)
+    row = lambda m, js, ans, sc, note='', **kw: dict(method=m, judgments=js, answers=_answers_of(ans, js), score=sc, note=note, **kw)
+    out = [row('RocketEval (unsupervised)', parts['created'], run['answers'], 'score_unsup')]
+    train = sorted({j.system_id for j in run['judgments'] if j.meta.get('split') == 'train'})
+    if labels:
+        sup = rescored(parts['created'], features_of(parts['created']), labels, train)
+        s = supervision_summary(sup)
+        out.append(row('RocketEval (supervised)', sup, run['answers'], 'score', f"labels: {labeler}'s Direct scores of {len(train)} "
+                       f"training models; α mean {s['alpha']:.2f} over {s['fitted_queries']} fitted of {s['queries']} queries",
+                       alpha=s['alpha'], fitted_queries=s['fitted_queries']))
+    else: out.append(row('RocketEval (supervised)', [], [], 'score', f'not fitted: no Direct run of the labeller {labeler} on these items'))
+    fixed, src = ((checklist_split(fixed_run)['fixed'], fixed_run['answers']) if fixed_run else (parts['fixed'], run['answers']))
+    how = 'a checklists: fixed run' if fixed_run else 'the instances whose checklist creation failed, graded with the fixed list'
+    out.append(row('Fixed checklist', fixed, src, 'score_unsup', f'{how}' if fixed else 'no instance graded with the fixed list'))
+    return out
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #26e83ef8
+def variant_ranking_rows(variants:Sequence[Mapping], reference:pd.Series, ground_truth:str, judge:str, n_boot:int=1000) -> pd.DataFrame:
+    "`method_ranking_rows` of each of `rocketeval_variants`, with α and the fitted queries of the supervised row."
+    parts = [method_ranking_rows(v['method'], v['judgments'], v['answers'], reference, ground_truth, v['score'], n_boot, v['note'], judge)
+             .assign(alpha=v.get('alpha'), fitted_queries=v.get('fitted_queries')) for v in variants]
+    return pd.concat(parts, ignore_index=True)
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #b5b62d48
+def checklist_note(run:Mapping) -> str:
+    "Who wrote how many of the run's checklists, and how many instances fell back to the fixed list."
+    log = (run.get('artifacts') or {}).get('creation_log', [])
+    made, fb = sum(r.get('status') == 'ok' for r in log), sum(r.get('fallback') == 'fixed' for r in log)
+    if (run.get('options') or {}).get('checklists') == 'fixed': return 'the fixed checklist for every instance'
+    creator = ((run.get('artifacts') or {}).get('creator') or {}).get('name')
+    return f'{creator} wrote {made} of {len(log)} checklists; {fb} graded with the fixed list (the Fixed row)'
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #bdca2e6e
+def grader_variants(runs:pd.DataFrame, benchmark:str, grader:str) -> tuple[list[dict], Mapping|None]:
+    "`rocketeval_variants` of `grader`'s main run (labels: the Direct run of its labeller), then its Direct and CoT runs; and the main run."
+    run = find_run(runs, benchmark, 'rocketeval', grader, independent=None, checklists=None)
+    if run is None: return [], None
+    lab = labeler_of(run)
+    direct_lab = find_run(runs, benchmark, 'instance_judge', lab, style='direct')
+    vs = rocketeval_variants(run, labels_from(direct_lab['judgments']) if direct_lab else None, lab,
+                             find_run(runs, benchmark, 'rocketeval', grader, checklists='fixed'))
+    for style, label in (('direct', 'Direct'), ('cot', 'CoT')):
+        r = find_run(runs, benchmark, 'instance_judge', grader, style=style)
+        vs.append(dict(method=label, judgments=r['judgments'] if r else [], answers=r['answers'] if r else [], score='score',
+                       note='' if r else f'no {label} run of {grader} on {benchmark}'))
+    return vs, run
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #1759ade4
+def ranking_table(runs:pd.DataFrame, benchmark:str, references:Sequence[tuple[str, pd.Series]], n_boot:int=1000) -> tuple[pd.DataFrame, list[str]]:
+    "Table 6 rows of `benchmark`: per grader with a RocketEval run and per ground truth, every variant; and what is missing."
+    out, missing = [], []
+    for g in graders(runs, benchmark):
+        vs, run = grader_variants(runs, benchmark, g)
+        if run is None: missing.append(f'{benchmark} {g}: no RocketEval run with default grading and created checklists'); continue
+        for gt, ref in references:
+            out.append(variant_ranking_rows(vs, ref, gt, g, n_boot).assign(benchmark=benchmark, checklists=checklist_note(run)))
+    if not out: missing.append(f'{benchmark}: no RocketEval run of any grader')
+    return (pd.concat(out, ignore_index=True) if out else pd.DataFrame()), missing
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #f5d3958d
+def vote_table(runs:pd.DataFrame, benchmark:str, votes, names:Mapping[str, str]|None=None) -> pd.DataFrame:
+    "Tables 2 and 7: agreement with human `votes` of every grader's variants and ablations (empty values with the reason in `note`)."
+    rows = []
+    for g in graders(runs, benchmark):
+        vs, run = grader_variants(runs, benchmark, g)
+        if run is None: continue
+        multi = find_run(runs, benchmark, 'rocketeval', g, independent=False)
+        created = checklist_split(run)['created']
+        vs += [dict(method='w/o independent grading', judgments=checklist_split(multi)['created'] if multi else [], answers=[],
+                    score='score_unsup', note='' if multi else 'no run with independent: false'),
+               dict(method='w/o normalised score', judgments=rescored(created, decoded_features(run['answers'])), answers=[], score='score', note='')]
+        for v in vs:
+            agr = pairwise_agreement_with_votes(v['judgments'], votes, score=v['score'], names=names)
+            rows.append(dict(judge=g, method=v['method'], parse_rate=parse_rate(v['answers']) if v['answers'] else None,
+                             **agr, note=v['note']))
+    return pd.DataFrame(rows)

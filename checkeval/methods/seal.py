@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/seal.html.md"""
 
 # %% ../../nbs/13_seal.ipynb #82f4f193
 from __future__ import annotations
-import hashlib, json, math, re
+import hashlib, json, math, re, warnings
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence, Union
@@ -14,20 +14,21 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..prompts import render
-from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name
+from ..runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
 from .seal_requests import Planned, plan_split, plan_facts, plan_verify, plan_rate, plan_one
 
 # %% auto #0
-__all__ = ['INPUT_NAMES', 'DEFAULT_LABELS', 'SWEEP_RANGES', 'SubDimension', 'SealDimension', 'default_config_path',
-           'load_instantiations', 'instantiation', 'split_sentences', 'make_units', 'unit_score', 'dimension_score',
-           'input_blocks', 'SealOptions', 'seal_options', 'SealRun', 'seal_decompose', 'seal_plan_units', 'seal_verify',
-           'run_seal', 'seal_judgments', 'sweep_steps', 'threshold_sweep']
+__all__ = ['INPUT_NAMES', 'DEFAULT_LABELS', 'STOP_CAP', 'NO_STOP_GROUPS', 'SWEEP_RANGES', 'SubDimension', 'SealDimension',
+           'default_config_path', 'load_instantiations', 'instantiation', 'split_sentences', 'make_units', 'unit_score',
+           'dimension_score', 'input_blocks', 'SealOptions', 'stop_cap', 'SealRun', 'seal_decompose', 'seal_plan_units',
+           'seal_verify', 'seal_judgments', 'run_seal', 'sweep_steps', 'threshold_sweep']
 
 # %% ../../nbs/13_seal.ipynb #ee2c2fe3
 INPUT_NAMES = ('source', 'context', 'reference', 'source_facts', 'reference_facts')
 DEFAULT_LABELS = {'source': 'source document', 'context': 'background knowledge', 'reference': 'reference',
                   'source_facts': 'source facts', 'reference_facts': 'reference facts'}
 
+# %% ../../nbs/13_seal.ipynb #db9dcda1
 class SubDimension(BaseModel):
     "One verifiable sub-dimension: a yes/no question asked about each unit."
     model_config = ConfigDict(extra='forbid')
@@ -35,6 +36,7 @@ class SubDimension(BaseModel):
     name: str
     question: str
 
+# %% ../../nbs/13_seal.ipynb #34809661
 class SealDimension(BaseModel):
     "How SEAL evaluates one dimension of one benchmark (see `instantiations.yaml` for the keys)."
     model_config = ConfigDict(extra='forbid')
@@ -66,12 +68,13 @@ class SealDimension(BaseModel):
     def decomposed(self) -> bool: return self.unit != 'output'
     def label(self, name:str) -> str: return self.labels.get(name, DEFAULT_LABELS[name])
 
-# %% ../../nbs/13_seal.ipynb #3d759c3f
+# %% ../../nbs/13_seal.ipynb #1ae9d375
 def default_config_path() -> Path:
     "The instantiations shipped with the package."
     import checkeval
     return Path(checkeval.__file__).parent/'resources'/'seal'/'instantiations.yaml'
 
+# %% ../../nbs/13_seal.ipynb #f8a5faa8
 @lru_cache(maxsize=8)
 def _load_config(path:str, mtime:float) -> dict:
     try: raw = yaml.safe_load(Path(path).read_text(encoding='utf-8')) or {}
@@ -99,6 +102,7 @@ def load_instantiations(path=None) -> dict[str, dict[str, SealDimension]]:
     if not p.exists(): raise DataError('SEAL configuration not found', p)
     return _load_config(str(p.resolve()), p.stat().st_mtime)
 
+# %% ../../nbs/13_seal.ipynb #0e10faf3
 def instantiation(benchmark:str, dimension:str, config=None) -> SealDimension|None:
     "The `SealDimension` for `benchmark` × `dimension`, None if the dimension is not configured; unknown benchmark → `DataError`."
     cfg = load_instantiations(config)
@@ -144,6 +148,7 @@ def unit_score(verdicts:Sequence[int|None], weights:Sequence[float]) -> float|No
     if any(v is None for v in verdicts): return None
     return float(sum(w*v for w, v in zip(weights, verdicts)))
 
+# %% ../../nbs/13_seal.ipynb #5db6fd32
 def dimension_score(unit_scores:Sequence[float|None]) -> float|None:
     "Mean of the unit scores that exist (None when none does)."
     ok = [s for s in unit_scores if s is not None]
@@ -193,15 +198,23 @@ class SealOptions(MethodOptions):
     temperature: float = Field(0.0, ge=0)
     seed: Optional[int] = None
 
-def seal_options(**options) -> SealOptions:
-    "The options of a direct call, checked (lists or tuples, ints for floats accepted): unknown names → `TypeError`, bad values → `ValueError`."
-    unknown = sorted(set(options) - set(SealOptions.model_fields))
-    if unknown: raise TypeError(f"unknown SEAL option(s) {unknown}; known: {', '.join(SealOptions.model_fields)}")
-    if isinstance(options.get('scale'), tuple): options['scale'] = list(options['scale'])
-    try: return SealOptions.model_validate(options, strict=False)
-    except ValidationError as e:
-        err = e.errors()[0]
-        raise ValueError(f"SEAL option {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+
+# %% ../../nbs/13_seal.ipynb #c0a58d83
+STOP_CAP = 200                                   # tokens per reply for a judge that cannot stop (the grid's setting for smollm2)
+NO_STOP_GROUPS = ('small-local', 'test')         # the groups of the built-in judges (smollm2, tiny)
+
+def stop_cap(judge, max_tokens:int|None=None) -> dict:
+    "The `token_cap` record of a run: whether SEAL caps `judge`'s replies at `STOP_CAP` tokens, and why."
+    can = getattr(judge, 'can_stop', None)
+    if can is None: can = getattr(judge, 'group', None) not in NO_STOP_GROUPS
+    if max_tokens is not None:
+        return {'applied': False, 'max_tokens': int(max_tokens), 'reason': f'max_tokens={max_tokens} given for every request'}
+    if can: return {'applied': False, 'max_tokens': None,
+                    'reason': f'judge {judge.name} ends its replies itself: per-stage defaults (the paper setting)'}
+    return {'applied': True, 'max_tokens': STOP_CAP,
+            'reason': f"judge {judge.name} (group {getattr(judge, 'group', None)}) does not end SEAL's list replies by itself: "
+                      f'each request capped at {STOP_CAP} tokens (pass max_tokens= to change it)'}
 
 # %% ../../nbs/13_seal.ipynb #d1986ef2
 def _answer(resp, value, status, item:Item, dim:str, variant:str, judge_name:str, sub=None, qid=None, meta=None):
@@ -232,6 +245,7 @@ class SealRun:
         self.items, self.judge, self.o, self.variant, self.jname = list(items), judge, o, variant, judge.name
         self.scale = tuple(o.scale)
         self.json_reply = bool(getattr(judge, 'supports_json_schema', False)) and o.json_schema  # else verdicts as `U1: 1` lines
+        self.cap = stop_cap(judge, o.max_tokens)
         self.answers, self.units, self.weights, self.requests = [], [], [], {}
         self.cfgs, self.skipped = self._configs(dimensions)
         self.dims = [d for d in dimensions if any((b, d.name) in self.cfgs for b in {it.benchmark for it in self.items})]
@@ -249,7 +263,9 @@ class SealRun:
                 else: cfgs[(b, d.name)] = c
         return cfgs, skipped
 
-    def mt(self, default:int) -> int: return int(self.o.max_tokens) if self.o.max_tokens is not None else default
+    def mt(self, default:int) -> int:   # the option, else the stage default (at most the cap of a judge that cannot stop)
+        if self.o.max_tokens is not None: return int(self.o.max_tokens)
+        return min(default, self.cap['max_tokens']) if self.cap['applied'] else default
 
     def send(self, planned:dict, uses:dict, desc:str) -> dict:
         "Send the unique planned requests in one `generate` call; rid → response. Each request is recorded once in `requests`."
@@ -302,12 +318,14 @@ def _segments(run:SealRun, it:Item, d, c:SealDimension, resp1:dict, need1:dict, 
                                meta={'stage': 'decompose', 'kind': kind, 'request': rid, **parsed.notes}))
     return segments, facts, fail
 
+# %% ../../nbs/13_seal.ipynb #53c0d2ab
 def _verify_plan(run:SealRun, it:Item, d, c:SealDimension, units, blocks, unit_label:str|None=None) -> Planned|list[Planned]:
     "The decisions' request: one list for all units, or (`verdicts='per_unit'`) one constrained request per unit and question."
     if run.o.verdicts == 'per_unit': return [plan_one(it, d, c, u, blocks, s, unit_label) for u in units for s in c.sub_dimensions]
     return plan_verify(it, d, c, units, blocks, want_weights=len(c.sub_dimensions) > 1, max_tokens=run.mt(1024), unit_label=unit_label,
                        json_reply=run.json_reply)
 
+# %% ../../nbs/13_seal.ipynb #a1ff2fd3
 def _plan_stage2(run:SealRun, it:Item, d, c:SealDimension, mode:str, units, facts) -> Planned|list[Planned]:
     "The stage-2 request of one output for one dimension."
     o, k = run.o, len(c.sub_dimensions)
@@ -323,6 +341,7 @@ def _plan_stage2(run:SealRun, it:Item, d, c:SealDimension, mode:str, units, fact
         return plan_verify(it, d, c, units, blocks, want_weights=False, max_tokens=run.mt(2048), fact_ids=ids)
     return _verify_plan(run, it, d, c, units, blocks)
 
+# %% ../../nbs/13_seal.ipynb #dbb13786
 def seal_plan_units(run:SealRun, resp1:dict, need1:dict) -> tuple[dict, list, dict]:
     "Units and stage-2 plans: (rid → Planned, jobs, rid → uses)."
     plan2, jobs, uses = {}, [], {}
@@ -357,6 +376,7 @@ def _weights(run:SealRun, parsed:Parsed, raw_w, k:int) -> dict:
     if w['used'] is None and run.o.weight_fallback == 'uniform': return {**w, 'used': [1/k]*k, 'status': f"uniform fallback: {w['status']}"}
     return w
 
+# %% ../../nbs/13_seal.ipynb #37c2d8b9
 def _rate_answers(run:SealRun, it, d, p, units, resp, base):
     st = _resp_status(resp)
     parsed = _fail(st) if st else parse_ratings(resp.text, len(units), *run.scale)
@@ -366,6 +386,7 @@ def _rate_answers(run:SealRun, it, d, p, units, resp, base):
         run.answers.append(_answer(resp, None if v is None else float(v), parsed.status, it, d.name, run.variant, run.jname, qid=f'u{i+1}',
                                    meta={'stage': 'rate', 'unit': i+1, 'scale': list(run.scale), **base, **parsed.notes}))
 
+# %% ../../nbs/13_seal.ipynb #f63f3b8e
 def _verify_answers(run:SealRun, it, d, c, p, units, resp, base, info):
     subs, st = c.sub_dimensions, _resp_status(resp)
     k = len(subs)
@@ -389,6 +410,7 @@ def _verify_answers(run:SealRun, it, d, c, p, units, resp, base, info):
             run.answers.append(_answer(resp, None if v is None else float(v), status if v is None else 'ok', it, d.name, run.variant, run.jname,
                                        sub=s.id, qid=f'u{i+1}.{s.id}', meta=m))
 
+# %% ../../nbs/13_seal.ipynb #554bdbd2
 def _one_answers(run:SealRun, it, d, c, ps, units, resps, info):
     "Answers of the per-unit mode (one constrained Yes/No per unit × question); it asks no weights: uniform, and said so."
     subs = c.sub_dimensions; k = len(subs)
@@ -403,6 +425,7 @@ def _one_answers(run:SealRun, it, d, c, ps, units, resps, info):
         run.answers.append(_answer(resp, v, 'ok' if v is not None else (st or f'not Yes or No: {resp.text!r}'), it, d.name, run.variant,
                                    run.jname, sub=subs[j].id, qid=f'u{i+1}.{subs[j].id}', meta=m))
 
+# %% ../../nbs/13_seal.ipynb #22e166ec
 def seal_verify(run:SealRun, plan2:dict, jobs:list, uses:dict):
     "Stages 2–3: send every stage-2 request and record the decisions, weights and ratings as answers."
     resp2 = run.send(plan2, uses, 'seal: verify')
@@ -414,23 +437,23 @@ def seal_verify(run:SealRun, plan2:dict, jobs:list, uses:dict):
         if p.stage == 'rate': _rate_answers(run, it, d, p, units, resp, base)
         else: _verify_answers(run, it, d, c, p, units, resp, base, info)
 
-# %% ../../nbs/13_seal.ipynb #dde80630
-@register_method('seal', options=SealOptions)
-def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
-    "SEAL (Algorithm 1) on `items` for `dimensions`; `options` as in `SealOptions` (unknown names are an error)."
-    o = seal_options(**options)
-    run = SealRun(items, judge, dimensions, o, variant_name(options))
-    resp1, need1 = seal_decompose(run)
-    plan2, jobs, uses = seal_plan_units(run, resp1, need1)
-    seal_verify(run, plan2, jobs, uses)
-    judgments = seal_judgments(run.answers, [(it, d.name) for it, d, *_ in jobs], variant=run.variant, judge_name=run.jname,
-                               failures={(it.item_id, it.system_id, d.name): f for it, d, c, p, u, f, i in jobs if f})
-    artifacts = {'instantiations': {f'{b}.{d}': c.model_dump() for (b, d), c in run.cfgs.items()}, 'units': run.units,
-                 'weights': run.weights, 'skipped_dimensions': run.skipped, 'requests': list(run.requests.values()),
-                 'options': o.model_dump()}
-    return MethodResult(answers=run.answers, judgments=judgments, artifacts=artifacts)
-
 # %% ../../nbs/13_seal.ipynb #638d905f
+def _unit_scores(ans:Sequence[Answer]) -> tuple[dict, list]:
+    "(unit → its answers, the score of each unit in order): ratings mapped onto [0, 1], decisions weighted."
+    units: dict[int, list[Answer]] = {}
+    for a in ans: units.setdefault(a.meta['unit'], []).append(a)
+    scores = []
+    for u in sorted(units):
+        us = units[u]
+        if us[0].meta['stage'] == 'rate':
+            lo, hi = us[0].meta['scale']
+            scores.append(None if us[0].value is None else (us[0].value - lo)/(hi - lo))
+        else:
+            ws = [a.meta.get('weight') for a in us]
+            scores.append(None if any(w is None for w in ws) else unit_score([a.value for a in us], ws))
+    return units, scores
+
+# %% ../../nbs/13_seal.ipynb #834a8bec
 def seal_judgments(answers:Sequence[Answer], expected=None, variant:str|None=None, judge_name:str|None=None,
                    failures:dict|None=None) -> list[Judgment]:
     "One `Judgment` per item × dimension from SEAL answers (`expected`: (item, dimension) pairs that must get one even without answers)."
@@ -448,17 +471,7 @@ def seal_judgments(answers:Sequence[Answer], expected=None, variant:str|None=Non
     out = []
     for (b, i, s, d) in keys:
         ans = groups[(b, i, s, d)]
-        units: dict[int, list[Answer]] = {}
-        for a in ans: units.setdefault(a.meta['unit'], []).append(a)
-        scores = []
-        for u in sorted(units):
-            us = units[u]
-            if us[0].meta['stage'] == 'rate':
-                lo, hi = us[0].meta['scale']
-                scores.append(None if us[0].value is None else (us[0].value - lo)/(hi - lo))
-            else:
-                ws = [a.meta.get('weight') for a in us]
-                scores.append(None if any(w is None for w in ws) else unit_score([a.value for a in us], ws))
+        units, scores = _unit_scores(ans)
         n_ok = sum(a.ok for a in ans)
         meta = {'n_units': len(units), 'n_units_scored': sum(x is not None for x in scores), 'unit_scores': scores,
                 'mode': ans[0].meta.get('mode') if ans else None, 'stage': ans[0].meta.get('stage') if ans else None,
@@ -476,9 +489,27 @@ def seal_judgments(answers:Sequence[Answer], expected=None, variant:str|None=Non
                             n_questions=len(counted), n_answered=n_ok, n_failed=len(counted) - n_ok, meta=meta))
     return out
 
+# %% ../../nbs/13_seal.ipynb #31c2c270
+@register_method('seal', options=SealOptions)
+def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
+    "SEAL (Algorithm 1) on `items` for `dimensions`; `options` as in `SealOptions` (unknown names are an error)."
+    o = SealOptions(**validate_options('seal', options))
+    run = SealRun(items, judge, dimensions, o, variant_name(options))
+    if run.cap['applied']: warnings.warn(f"seal: {run.cap['reason']}")
+    resp1, need1 = seal_decompose(run)
+    plan2, jobs, uses = seal_plan_units(run, resp1, need1)
+    seal_verify(run, plan2, jobs, uses)
+    judgments = seal_judgments(run.answers, [(it, d.name) for it, d, *_ in jobs], variant=run.variant, judge_name=run.jname,
+                               failures={(it.item_id, it.system_id, d.name): f for it, d, c, p, u, f, i in jobs if f})
+    artifacts = {'instantiations': {f'{b}.{d}': c.model_dump() for (b, d), c in run.cfgs.items()}, 'units': run.units,
+                 'weights': run.weights, 'skipped_dimensions': run.skipped, 'requests': list(run.requests.values()),
+                 'options': o.model_dump(), 'token_cap': run.cap}
+    return MethodResult(answers=run.answers, judgments=judgments, artifacts=artifacts)
+
 # %% ../../nbs/13_seal.ipynb #3c17ed74
 SWEEP_RANGES = {'sentence_pairs': (2, 3, 4, 5), 'sentences': (2, 3, 4, 5), 'facts': (5, 6, 7, 8)}
 
+# %% ../../nbs/13_seal.ipynb #1a90c05f
 def sweep_steps(benchmark:str, dimensions:Sequence[Dimension|str], config=None, instantiation_of:str|None=None) -> list[dict[str, int]]:
     "The paper's Table 19 steps for `dimensions` of `benchmark`: one dict dimension → n per step (decomposed dimensions only)."
     cfg = load_instantiations(config).get(instantiation_of or benchmark, {})
@@ -486,6 +517,7 @@ def sweep_steps(benchmark:str, dimensions:Sequence[Dimension|str], config=None, 
     ranges = {n: SWEEP_RANGES[cfg[n].unit] for n in names if n in cfg and cfg[n].unit in SWEEP_RANGES}
     return [{n: r[i] for n, r in ranges.items()} for i in range(4)] if ranges else []
 
+# %% ../../nbs/13_seal.ipynb #cd69d75a
 def threshold_sweep(items:Sequence[Item], judge, dimensions:Sequence[Dimension], thresholds:Sequence[int]|None=None, **options):
     "SEAL judgments for every step (default: the paper's per-dimension ranges): threshold, item_id, system_id, dimension, score, mode."
     import pandas as pd

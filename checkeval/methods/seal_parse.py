@@ -26,6 +26,7 @@ class Parsed(BaseModel):
     @property
     def ok(self) -> bool: return self.status == 'ok'
 
+# %% ../../nbs/13a_seal_parse.ipynb #5332b77a
 def _fail(status, notes=None) -> Parsed: return Parsed(value=None, status=status, notes=notes or {})
 
 def _get(text, keys:Sequence[str], optional:Sequence[str]=()) -> tuple[dict|None, str, dict]:
@@ -83,6 +84,7 @@ def _bit(x) -> int|None:
 _ULINE = re.compile(r'^\s*\**U(\d{1,3})\**\s*[:.)=-]\s*((?:[01](?:\s*,\s*|\s+))*[01])\s*\.?\s*$', re.I | re.M)
 _WLINE = re.compile(r'^\s*\**W(?:eights)?\**\s*[:=]\s*((?:\d*\.?\d+(?:\s*,\s*|\s+))*\d*\.?\d+)\s*$', re.I | re.M)
 
+# %% ../../nbs/13a_seal_parse.ipynb #64579060
 def verdict_lines(text:str|None, n_sub:int) -> dict|None:
     "The line form of a verdicts reply (`U1: 1`, or `U1: 1 0 1` for several sub-dimensions, and `W: 0.5 0.5`) as the JSON shape; None if absent."
     rows = _ULINE.findall(text or '')
@@ -95,6 +97,7 @@ def verdict_lines(text:str|None, n_sub:int) -> dict|None:
     if w: out['weights'] = [float(x) for x in re.findall(r'\d*\.?\d+', w.group(1))]
     return out
 
+# %% ../../nbs/13a_seal_parse.ipynb #d205b1bb
 def parse_verdicts(text:str|None, n_units:int, n_sub:int, want_weights:bool=False) -> Parsed:
     "Binary decisions as an `n_units` × `n_sub` list of 0/1; `notes['weights_raw']` holds the weights the judge gave (if asked)."
     obj, status, notes = _get(text, ['verdicts'], optional=['weights'] if want_weights else [])

@@ -24,12 +24,14 @@ def _example_verdicts(n:int, k:int, weights:bool) -> str:
     if weights: s += ', "weights": [' + ', '.join([f'{1/k:.2g}'] * k) + ']'
     return s + '}'
 
+# %% ../../nbs/13c_seal_requests.ipynb #3643f7ea
 def _example_lines(n:int, k:int, weights:bool) -> str:
     "The same example in the line form (`U1: 1`, one line per unit; `W:` weights last)."
     bits = lambda i: [(i + j + 1) % 2 for j in range(k)]
     lines = [f'U{i+1}: ' + ' '.join(map(str, bits(i))) for i in range(n)]
     return '\n'.join(lines + ([f"W: {' '.join([f'{1/k:.2g}'] * k)}"] if weights else []))
 
+# %% ../../nbs/13c_seal_requests.ipynb #87e38006
 def _schema_verdicts(n:int, k:int, weights:bool) -> dict:
     bit = {'type': 'integer', 'enum': [0, 1]}
     row = bit if k == 1 else {'type': 'array', 'items': bit, 'minItems': k, 'maxItems': k}
@@ -37,6 +39,7 @@ def _schema_verdicts(n:int, k:int, weights:bool) -> dict:
     if weights: props['weights'] = {'type': 'array', 'items': {'type': 'number', 'minimum': 0}, 'minItems': k, 'maxItems': k}
     return {'type': 'object', 'properties': props, 'required': sorted(props), 'additionalProperties': False}
 
+# %% ../../nbs/13c_seal_requests.ipynb #5c53c18b
 def _strings_schema(*keys) -> dict:
     return {'type': 'object', 'properties': {k: {'type': 'array', 'items': {'type': 'string'}} for k in keys},
             'required': list(keys), 'additionalProperties': False}
@@ -71,15 +74,17 @@ class Planned(BaseModel):
         return JudgeRequest(messages=render(f'seal/{self.template}', **self.vars), max_tokens=self.max_tokens,
                             temperature=temperature, seed=seed, constraint=c, meta=meta)
 
-# %% ../../nbs/13c_seal_requests.ipynb #ab5192d5
+# %% ../../nbs/13c_seal_requests.ipynb #c692d59c
 def _sub_lines(cfg:SealDimension) -> list[str]:
     return [f'{s.name}: {s.question.strip()}' for s in cfg.sub_dimensions]
 
+# %% ../../nbs/13c_seal_requests.ipynb #62f9387a
 def plan_split(item:Item, cfg:SealDimension, max_tokens:int=1024) -> Planned:
     "Stage 1: the judge splits the output into sentences."
     return Planned(template='split_sentences', vars={'output': item.output, 'output_label': cfg.output_label},
                    stage='decompose', max_tokens=max_tokens, schema=_strings_schema('sentences'))
 
+# %% ../../nbs/13c_seal_requests.ipynb #fc6cb151
 def plan_facts(item:Item, cfg:SealDimension, max_tokens:int=4096) -> Planned:
     "Stage 1: the judge writes the monadic facts of source, reference and output (one request shared by all fact dimensions)."
     ref = item.reference or ''
@@ -88,6 +93,7 @@ def plan_facts(item:Item, cfg:SealDimension, max_tokens:int=4096) -> Planned:
                                                    'output_label': cfg.output_label},
                    stage='decompose', max_tokens=max_tokens, schema=_strings_schema(*FACT_KEYS))
 
+# %% ../../nbs/13c_seal_requests.ipynb #44e139fe
 def plan_verify(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], blocks:list[dict],
                 want_weights:bool, max_tokens:int=1024, unit_label:str|None=None, fact_ids:Sequence[str]|None=None,
                 json_reply:bool=True) -> Planned:
@@ -108,6 +114,7 @@ def plan_verify(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str]
     return Planned(template='verify_units', vars={**common, 'want_weights': want_weights, 'json_reply': True, 'example': _example_verdicts(n, k, want_weights)},
                    stage='verify', max_tokens=max_tokens, schema=_schema_verdicts(n, k, want_weights))
 
+# %% ../../nbs/13c_seal_requests.ipynb #0feaaf03
 def plan_rate(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], blocks:list[dict], whole:bool,
               scale:tuple[int,int]=(1, 5), max_tokens:int=512, unit_label:str|None=None) -> Planned:
     "A rating on `scale` for every unit (the ablation without sub-dimension verification, and holistic evaluation)."
@@ -119,6 +126,7 @@ def plan_rate(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], 
              inputs=blocks, units=list(units), sub_dimensions=_sub_lines(cfg), whole=whole, low=lo, high=hi, example=ex)
     return Planned(template='rate_units', vars=v, stage='rate', max_tokens=max_tokens, schema=schema)
 
+# %% ../../nbs/13c_seal_requests.ipynb #9415eee6
 def plan_one(item:Item, dim:Dimension, cfg:SealDimension, unit:str, blocks:list[dict], sub, unit_label:str|None=None) -> Planned:
     "Stages 2–3 for judges that cannot write the list (`verdicts='per_unit'`): one question `sub` about one `unit`, a constrained Yes/No."
     v = dict(dimension=dim.name, definition=dim.definition, output_label=cfg.output_label, unit_label=unit_label or cfg.unit_label,

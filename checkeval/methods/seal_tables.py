@@ -11,13 +11,15 @@ import pandas as pd
 from ..core import Answer
 
 # %% auto #0
-__all__ = ['STAGE_NAMES', 'COST_VALUES', 'SEAL_BASELINES_NOT_RUN', 'requests_from_answers', 'request_costs', 'stage_costs',
-           'answer_costs', 'holistic_share', 'sentence_threshold_share', 'baselines_not_run']
+__all__ = ['STAGE_NAMES', 'COST_VALUES', 'AVERAGE_KEYS', 'SEAL_BASELINES_NOT_RUN', 'requests_from_answers', 'request_costs',
+           'stage_costs', 'answer_costs', 'holistic_share', 'sentence_threshold_share', 'dimension_average',
+           'baselines_not_run']
 
 # %% ../../nbs/13b_seal_tables.ipynb #836b64a2
 STAGE_NAMES = {'decompose': 'stage 1', 'verify': 'stage 2 & 3', 'rate': 'stage 2 & 3'}
 COST_VALUES = ['prompt_tokens', 'completion_tokens', 'tokens', 'latency_s']
 
+# %% ../../nbs/13b_seal_tables.ipynb #0c8d29ab
 def requests_from_answers(answers:Sequence[Answer]) -> list[dict]:
     "Request records rebuilt from SEAL answers (runs without a `requests` artifact): one per request, with the pairs that used it."
     out = {}
@@ -30,6 +32,7 @@ def requests_from_answers(answers:Sequence[Answer]) -> list[dict]:
         if u not in r['uses']: r['uses'].append(u)
     return list(out.values())
 
+# %% ../../nbs/13b_seal_tables.ipynb #f46be60f
 def request_costs(requests:Sequence[dict], judge:str='judge', average:bool=True) -> pd.DataFrame:
     "Mean tokens and latency per item for each dimension × stage (and total) from request records, each request counted once per item × dimension."
     rows = [{'judge': judge, 'dimension': u[3], 'item': f'{u[0]}|{u[1]}|{u[2]}', 'stage': STAGE_NAMES[r['stage']],
@@ -59,6 +62,7 @@ def request_costs(requests:Sequence[dict], judge:str='judge', average:bool=True)
                           (c.map(sorder) if c.name == 'stage' else c)).reset_index(drop=True)
     return res[cols]
 
+# %% ../../nbs/13b_seal_tables.ipynb #0d91ebfc
 def stage_costs(answers:Sequence[Answer], average:bool=True) -> pd.DataFrame:
     "`request_costs` of the requests behind SEAL `answers` (each request once, not once per answer)."
     if not answers: return request_costs([], average=average)
@@ -98,12 +102,28 @@ def holistic_share(judgments:pd.DataFrame) -> pd.DataFrame:
     return f.groupby(['judge', 'variant', 'dimension']).agg(n=('item_id', 'size'), holistic=('holistic', 'mean'),
                                                             rating_scored=('rating_scored', 'mean')).reset_index()[cols]
 
+# %% ../../nbs/13b_seal_tables.ipynb #faddd5c4
 def sentence_threshold_share(items, thresholds:Sequence[int]=(2, 3, 4, 5)) -> pd.DataFrame:
     "Share of outputs with fewer than n sentences (pysbd), per n: the outputs a sentence dimension judges holistically at n."
     from checkeval.methods.seal import split_sentences
     counts = pd.Series([len(split_sentences(it.output)) for it in items])
     return pd.DataFrame([{'n': int(n), 'outputs': len(counts), 'below_threshold': int((counts < n).sum()),
                           'share': float((counts < n).mean()) if len(counts) else float('nan')} for n in thresholds])
+
+# %% ../../nbs/13b_seal_tables.ipynb #1da86841
+AVERAGE_KEYS = ('judge', 'method', 'variant', 'level', 'statistic')
+
+def dimension_average(rows:pd.DataFrame, keys:Sequence[str]=AVERAGE_KEYS) -> pd.DataFrame:
+    "One 'average' row per `keys` group of long correlation rows: mean over the dimensions with a value, which (`dimensions`) and how many."
+    keys = [k for k in keys if k in rows.columns]
+    r = rows[rows.dimension != 'average']
+    if r.empty: return pd.DataFrame(columns=[*keys, 'dimension', 'value', 'n_dimensions', 'dimensions'])
+    def avg(g):
+        ok = g[g.value.notna()]
+        return pd.Series({'value': ok.value.mean() if len(ok) else float('nan'), 'n_dimensions': len(ok),
+                          'dimensions': ', '.join(ok.dimension) if len(ok) else f"none of {', '.join(g.dimension)}"})
+    out = r.groupby(keys, sort=False, dropna=False)[['dimension', 'value']].apply(avg).reset_index()
+    return out.assign(dimension='average')[[*keys, 'dimension', 'value', 'n_dimensions', 'dimensions']]
 
 # %% ../../nbs/13b_seal_tables.ipynb #2e985ba4
 SEAL_BASELINES_NOT_RUN = {
