@@ -9,13 +9,14 @@ from __future__ import annotations
 import math
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
-import numpy as np, pandas as pd
-from .metaeval import AGREEMENT_COLUMNS, CORRELATION_COLUMNS, agreement_rows, level_correlations
+import numpy as np, pandas as pd, yaml
+from .metaeval import (AGREEMENT_COLUMNS, AVERAGE_KEYS, CORRELATION_COLUMNS, MIN_ITEMS, agreement_rows, dimension_average,
+                                level_correlations)
 
 # %% auto #0
-__all__ = ['AVERAGE_KEYS', 'judge_groups', 'top_k_judges', 'top_k_per_method', 'dimension_average', 'common_items', 'binarise',
-           'binarisation_schemes', 'scheme_label', 'binarised_agreement_rows', 'stability_table',
-           'plot_correlation_kde', 'quality_split_correlations', 'plot_quality_split', 'question_weighting']
+__all__ = ['judge_groups', 'top_k_judges', 'top_k_per_method', 'common_items', 'binarise', 'binarisation_schemes', 'scheme_label',
+           'binarised_agreement_rows', 'stability_table', 'plot_correlation_kde', 'quality_split_correlations',
+           'plot_quality_split', 'question_weighting']
 
 # %% ../nbs/20a_analyses.ipynb #b1351215
 def judge_groups(judges:Iterable[str], config:str|Path|None='configs/judges.yaml', extra:Mapping[str, Sequence[str]]|None=None) -> dict[str, list[str]]:
@@ -46,33 +47,6 @@ def top_k_per_method(correlations:pd.DataFrame, k:int=3, statistic:str|None=None
     if 'benchmark' in correlations and correlations.benchmark.nunique() > 1:
         raise ValueError(f'top-k judges are chosen per benchmark; got {sorted(correlations.benchmark.unique())}')
     return {m: top_k_judges(sub, k, statistic, level) for m, sub in correlations.groupby('method', sort=False)}
-
-# %% ../nbs/20a_analyses.ipynb #058c2c40
-AVERAGE_KEYS = ('benchmark', 'method', 'variant', 'judge', 'level', 'statistic')
-
-def dimension_average(rows:pd.DataFrame, dimensions:Sequence[str]|None=None, keys:Sequence[str]=AVERAGE_KEYS) -> pd.DataFrame:
-    """Rows with dimension `average`: the mean over `dimensions` per key, NaN with the `missing` dimensions named when a
-    key lacks a value for one. Without `dimensions`, every key must have the same dimensions (else ValueError)."""
-    r = rows[rows.dimension != 'average']
-    keys = [k for k in keys if k in r.columns]
-    have = r[r.value.notna()].groupby(keys, sort=False).dimension.agg(lambda v: frozenset(v))
-    all_keys = r[keys].drop_duplicates()
-    if dimensions is None:
-        sets = {frozenset(have.get(tuple(k), frozenset())) for k in all_keys.itertuples(index=False)}
-        if len(sets) > 1:
-            raise ValueError('dimension sets differ between rows: ' + '; '.join(sorted(', '.join(sorted(s)) or '(none)' for s in sets))
-                             + ' (pass dimensions= to average over one set)')
-        dimensions = sorted(next(iter(sets))) if sets else []
-    dims = list(dimensions)
-    out = []
-    for k in all_keys.itertuples(index=False):
-        sub = r.set_index(keys).loc[[tuple(k)]] if len(keys) > 1 else r[r[keys[0]] == k[0]]
-        vals = sub[sub.dimension.isin(dims)].dropna(subset=['value']).drop_duplicates('dimension').set_index('dimension').value
-        missing = [d for d in dims if d not in vals.index]
-        out.append(dict(zip(keys, k), dimension='average', value=float(vals.mean()) if not missing and len(dims) else np.nan,
-                        ci_low=np.nan, ci_high=np.nan, n=len(vals), missing=', '.join(missing)))
-    cols = [c for c in CORRELATION_COLUMNS if c in keys or c in ('dimension', 'value', 'ci_low', 'ci_high', 'n')] + ['missing']
-    return pd.DataFrame(out, columns=cols)
 
 # %% ../nbs/20a_analyses.ipynb #3ac6f647
 def common_items(frame:pd.DataFrame, compare:Sequence[str]=('method', 'variant'), unit:Sequence[str]=('item_id', 'dimension'),
@@ -179,7 +153,7 @@ def quality_split_correlations(frame:pd.DataFrame, threshold:float|Mapping[str, 
     for key, sub in f.groupby(list(keys) + ['quality'], sort=False):
         r = level_correlations(sub.score.to_numpy(float), sub.human.to_numpy(float), sub.group_id.to_numpy(), sub.system_id.to_numpy(),
                                level=level, statistics=[statistic])
-        out.append(dict(zip(list(keys) + ['quality'], key), statistic=statistic, value=r.value[0], n=r.n[0]))
+        out.append(dict(zip(list(keys) + ['quality'], key), statistic=statistic, value=r.value[0], n=r.n[0], note=r.note[0]))
     return pd.DataFrame(out)
 
 def plot_quality_split(split:pd.DataFrame, title:str|None=None):
@@ -205,7 +179,8 @@ def question_weighting(answers:pd.DataFrame, human:pd.Series, groups:pd.Series|N
     `weighted`: regression-weighted answers on the held-out items, mean ± sd over `seeds`.
 
     `answers`: items × questions matrix of 0/1 (NaN = failed; imputed by the question's training mean).
-    Returns rows `aggregation, statistic, mean, sd, n_seeds, n_items` (n_items: items correlated, per seed for `weighted`)."""
+    Returns rows `aggregation, statistic, mean, sd, n_seeds, n_items, note` (n_items: items correlated, per seed for `weighted`;
+    `note`: why a value is missing, e.g. fewer than `MIN_ITEMS` items)."""
     from sklearn.linear_model import LinearRegression
     A = answers.astype(float); h = human.reindex(A.index).astype(float).to_numpy()
     g = (groups.reindex(A.index) if groups is not None else pd.Series(A.index, index=A.index)).to_numpy()
@@ -213,7 +188,7 @@ def question_weighting(answers:pd.DataFrame, human:pd.Series, groups:pd.Series|N
     rows = []
     for s in statistics:
         r = level_correlations(orig, h, g, level=level, statistics=[s])
-        rows.append(dict(aggregation='original', statistic=s, mean=float(r.value[0]), sd=np.nan, n_seeds=0, n_items=int(r.n[0])))
+        rows.append(dict(aggregation='original', statistic=s, mean=float(r.value[0]), sd=np.nan, n_seeds=0, n_items=int(r.n[0]), note=r.note[0]))
     res = {s: [] for s in statistics}
     n_test = 0
     for seed in seeds:
@@ -223,6 +198,7 @@ def question_weighting(answers:pd.DataFrame, human:pd.Series, groups:pd.Series|N
         pred = LinearRegression().fit(X[train], h[train]).predict(X)
         test = ~train; n_test = int(test.sum())
         for s in statistics: res[s].append(level_correlations(pred[test], h[test], g[test], level=level, statistics=[s]).value[0])
+    few = f'fewer than {MIN_ITEMS} held-out items ({n_test})' if n_test < MIN_ITEMS else ''
     rows += [dict(aggregation='weighted', statistic=s, mean=float(np.mean(v)), sd=float(np.std(v, ddof=1)) if len(v) > 1 else np.nan,
-                  n_seeds=len(v), n_items=n_test) for s, v in res.items()]
+                  n_seeds=len(v), n_items=n_test, note=few) for s, v in res.items()]
     return pd.DataFrame(rows)
