@@ -475,12 +475,19 @@ def agreement_rows(frame:pd.DataFrame, groups:Mapping[str, Sequence[str]], unit:
     return res[AGREEMENT_COLUMNS]
 
 # %% ../nbs/20_metaeval.ipynb #9ebed0a7
-def ranking_correlation(system_scores:Mapping[str, float]|pd.Series, reference:Mapping[str, float]|pd.Series) -> pd.DataFrame:
-    "Kendall tau-b and Spearman between per-system scores and a reference ranking score (e.g. Arena Elo)."
+def ranking_correlation(system_scores:Mapping[str, float]|pd.Series, reference:Mapping[str, float]|pd.Series,
+                        min_items:int|None=None) -> pd.DataFrame:
+    """Kendall tau-b and Spearman between per-system scores and a reference ranking score (e.g. Arena Elo), with `n`.
+
+    With `min_items` (a table passes `MIN_ITEMS`), a ranking of fewer systems gets value NaN and a `note`; without it the
+    value is kept (resampling loops and the method's own checks need it)."""
     a, b = pd.Series(system_scores, dtype=float), pd.Series(reference, dtype=float)
     common = a.index.intersection(b.index)
     if len(common) < 3: raise ValueError(f'only {len(common)} systems in common; need at least 3')
-    return pd.DataFrame([dict(statistic=s, value=correlation(a[common], b[common], s), n=len(common)) for s in ('kendall', 'spearman')])
+    few = min_items is not None and len(common) < min_items
+    note = {} if min_items is None else {'note': f'fewer than {min_items} systems ({len(common)})' if few else ''}
+    return pd.DataFrame([dict(statistic=s, value=np.nan if few else correlation(a[common], b[common], s), n=len(common), **note)
+                         for s in ('kendall', 'spearman')])
 
 def pairwise_outcomes(score_a, score_b, margin:float=0.1) -> np.ndarray:
     "'A' / 'B' / 'tie' from two score vectors: a tie when |a − b| ≤ margin."
