@@ -68,6 +68,11 @@ def table_content(df:pd.DataFrame, min_items:int|None=None) -> dict:
     """Per judge of `df`: `values` (value cells holding a number), `n` (items behind them: a sorted list), `notes` (why
     cells are empty), plus the `value_columns` read. Rows of judge `none` or empty count as judge `none`."""
     from checkeval.metaeval import MIN_ITEMS
+    names, seen = [], {}
+    for c in map(str, df.columns):
+        k = seen[c] = seen.get(c, -1) + 1
+        names.append(f'{c}.{k}' if k else c)
+    df = df.set_axis(names, axis=1).copy()   # repeated headers (`n` twice) named as pandas reads them back: `n`, `n.1`
     min_items, vcols = MIN_ITEMS if min_items is None else min_items, value_columns(df)
     jc = next((c for c in ('judge', 'evaluator') if c in df.columns), None)
     judges = df[jc].astype(str).str.split().str[0].fillna('none').replace({'nan': 'none', '': 'none'}) if jc else pd.Series('*', df.index)
