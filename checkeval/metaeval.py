@@ -37,6 +37,7 @@ def _nonconstant(x, m):
         warnings.simplefilter('ignore', RuntimeWarning)
         return (m.sum(1) >= 2) & (np.nanmax(x, 1) > np.nanmin(x, 1))
 
+# %% ../nbs/20_metaeval.ipynb #b5dc586a
 def pearson_rows(x, y) -> np.ndarray:
     "Pearson r of each row pair of `x`, `y` (shape `(B, n)`, NaN = missing); NaN where undefined."
     x, y = _as2d(x), _as2d(y)
@@ -49,12 +50,14 @@ def pearson_rows(x, y) -> np.ndarray:
         r = (dx * dy).sum(1) / np.sqrt((dx * dx).sum(1) * (dy * dy).sum(1))
     return np.where(ok, np.clip(r, -1, 1), np.nan)
 
+# %% ../nbs/20_metaeval.ipynb #9a38b0f8
 def spearman_rows(x, y) -> np.ndarray:
     "Spearman rho (Pearson on mid-ranks) of each row pair; NaN where undefined."
     x, y = _as2d(x), _as2d(y)
     x, y, m = _pair_mask(x, y)
     return pearson_rows(_ss.rankdata(x, axis=1, nan_policy='omit'), _ss.rankdata(y, axis=1, nan_policy='omit'))
 
+# %% ../nbs/20_metaeval.ipynb #0712c325
 def kendall_rows(x, y) -> np.ndarray:
     "Kendall tau-b of each row pair (all pairs compared at once, O(B n^2) memory); NaN where undefined."
     x, y = _as2d(x), _as2d(y)
@@ -138,7 +141,7 @@ def _boot_group_weights(n_groups, n_boot, rng):
     np.add.at(W, (np.repeat(np.arange(n_boot), n_groups), idx.ravel()), 1)
     return W
 
-# %% ../nbs/20_metaeval.ipynb #bd10cdae
+# %% ../nbs/20_metaeval.ipynb #924670cb
 def _sample_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_missing) -> list[dict]:
     "Pooled correlations (sample and turn levels); the bootstrap resamples groups."
     W = _boot_group_weights(g_codes.max() + 1, n_boot, rng)[:, g_codes] if n_boot else None
@@ -148,6 +151,7 @@ def _sample_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_missing) -> li
         rows.append(dict(statistic=s, value=correlation(x, y, s), ci_low=lo, ci_high=hi, n=len(x), n_skipped=n_missing, n_items=len(x)))
     return rows
 
+# %% ../nbs/20_metaeval.ipynb #118f8f64
 def _summary_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_groups_all) -> list[dict]:
     "Per-group correlations averaged over the groups where both sides vary; `n_items` = the items in those groups."
     G = g_codes.max() + 1
@@ -244,6 +248,7 @@ def williams_test(r12:float, r13:float, r23:float, n:int) -> dict:
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(2 * K * (n - 1) / (n - 3) + rbar**2 * (1 - r23)**3)
     return dict(t=t, df=n - 3, p=float(2 * _ss.t.sf(abs(t), n - 3)))
 
+# %% ../nbs/20_metaeval.ipynb #5b616cf3
 def fisher_z_test(r1:float, n1:int, r2:float, n2:int) -> dict:
     "Fisher z comparison of two correlations from independent samples (two-sided p)."
     z = (math.atanh(r1) - math.atanh(r2)) / math.sqrt(1 / (n1 - 3) + 1 / (n2 - 3))
@@ -283,6 +288,7 @@ def rescale(x, to_range:tuple[float, float], from_range:tuple[float, float]|None
     if hi == lo: return np.full_like(x, (to_range[0] + to_range[1]) / 2)
     return to_range[0] + (x - lo) / (hi - lo) * (to_range[1] - to_range[0])
 
+# %% ../nbs/20_metaeval.ipynb #3e7182eb
 def rescaled_mae(metric, human, human_range:tuple[float, float], metric_range:tuple[float, float]|None=None) -> float:
     "Mean absolute error between the rescaled metric and the human scores (pairs with a missing side dropped)."
     r, h = rescale(metric, human_range, metric_range), np.asarray(human, float)
@@ -300,6 +306,7 @@ def human_frame(items) -> pd.DataFrame:
                  human=np.nan if v is None else float(v)) for r in recs for k, v in (r.get('scores') or {}).items()]
     return pd.DataFrame(rows, columns=['item_id', 'group_id', 'system_id', 'dimension', 'human'])
 
+# %% ../nbs/20_metaeval.ipynb #c4e39dca
 def attach_human(scores:pd.DataFrame, humans:pd.DataFrame, human_dimension:Mapping[str, str]|None=None) -> pd.DataFrame:
     """Join metric scores (`item_id, dimension, score`, ...) with human scores on item and dimension.
 
@@ -404,6 +411,7 @@ def krippendorff_alpha(ratings, level:str='nominal', value_domain:Sequence|None=
     kw = dict(value_domain=list(value_domain)) if value_domain is not None else {}
     return float(_kd.alpha(reliability_data=R, level_of_measurement=level, **kw))
 
+# %% ../nbs/20_metaeval.ipynb #73f83a55
 def fleiss_kappa(ratings, categories:Sequence|None=None) -> tuple[float, int]:
     "Fleiss' kappa of a (judges × units) matrix over units rated by every judge; returns (kappa, units used)."
     R = np.asarray(ratings, float)
@@ -440,6 +448,7 @@ def _pivot(frame, unit_cols, value_col, judges):
     M[jidx, u] = frame[value_col].to_numpy(float)
     return M
 
+# %% ../nbs/20_metaeval.ipynb #9807e0b9
 def agreement_rows(frame:pd.DataFrame, groups:Mapping[str, Sequence[str]], unit:str='question',
                    value_col:str|None=None, level:str|None=None, value_domain:Sequence|None=None,
                    kappa:bool=True, average:bool=True, benchmark:str|None=None, method:str|None=None) -> pd.DataFrame:
@@ -489,11 +498,13 @@ def ranking_correlation(system_scores:Mapping[str, float]|pd.Series, reference:M
     return pd.DataFrame([dict(statistic=s, value=np.nan if few else correlation(a[common], b[common], s), n=len(common), **note)
                          for s in ('kendall', 'spearman')])
 
+# %% ../nbs/20_metaeval.ipynb #6af9045c
 def pairwise_outcomes(score_a, score_b, margin:float=0.1) -> np.ndarray:
     "'A' / 'B' / 'tie' from two score vectors: a tie when |a − b| ≤ margin."
     d = np.asarray(score_a, float) - np.asarray(score_b, float)
     return np.where(np.isnan(d), None, np.where(d > margin, 'A', np.where(d < -margin, 'B', 'tie')))
 
+# %% ../nbs/20_metaeval.ipynb #976c26be
 def pairwise_agreement(predicted, human) -> dict:
     """Agreement of predicted pairwise outcomes with human votes.
 
