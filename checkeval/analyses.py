@@ -42,6 +42,7 @@ def top_k_judges(correlations:pd.DataFrame, k:int=3, statistic:str|None=None, le
     if level: c = c[c.level == level]
     return c.groupby('judge').value.mean().sort_values(ascending=False, kind='stable').index[:k].tolist()
 
+# %% ../nbs/20a_analyses.ipynb #d89443ed
 def top_k_per_method(correlations:pd.DataFrame, k:int=3, statistic:str|None=None, level:str|None=None) -> dict[str, list[str]]:
     "Method → its own k best judges (rows of one benchmark): each method's top-k is chosen from that method's correlations."
     if 'benchmark' in correlations and correlations.benchmark.nunique() > 1:
@@ -67,6 +68,7 @@ def binarise(scores, threshold:float) -> np.ndarray:
     s = np.asarray(scores, float)
     return np.where(np.isnan(s), np.nan, (s >= threshold).astype(float))
 
+# %% ../nbs/20a_analyses.ipynb #bcdb9bae
 def binarisation_schemes(scale:Sequence[float]) -> dict[str, float|None]:
     """Scheme → threshold for scores on `scale` = (lo, hi): `original` (None), `middle->0` and `middle->1` (the middle value of an
     odd-length integer scale mapped to 0 or to 1), or `upper-half->1` for an even-length scale; a two-point scale keeps `original` only."""
@@ -76,6 +78,7 @@ def binarisation_schemes(scale:Sequence[float]) -> dict[str, float|None]:
     if float(mid).is_integer(): return {'original': None, 'middle->0': mid + 1, 'middle->1': mid}
     return {'original': None, 'upper-half->1': float(math.ceil(mid))}
 
+# %% ../nbs/20a_analyses.ipynb #65efd82a
 def scheme_label(scale:Sequence[float], threshold:float) -> str:
     "The values mapped to 1, as the paper writes them: `[4,5]->1`."
     return '[' + ','.join(str(v) for v in range(int(math.ceil(threshold)), int(scale[1]) + 1)) + ']->1'
@@ -156,6 +159,7 @@ def quality_split_correlations(frame:pd.DataFrame, threshold:float|Mapping[str, 
         out.append(dict(zip(list(keys) + ['quality'], key), statistic=statistic, value=r.value[0], n=r.n[0], note=r.note[0]))
     return pd.DataFrame(out)
 
+# %% ../nbs/20a_analyses.ipynb #223d86b4
 def plot_quality_split(split:pd.DataFrame, title:str|None=None):
     "Bars of correlation per dimension and method, one panel per quality half (CheckEval Figure 4). Returns the figure."
     import matplotlib.pyplot as plt
