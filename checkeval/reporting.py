@@ -51,6 +51,7 @@ def _counts(v) -> list[int]:
     try: return [int(float(x)) for x in re.split(r'\s*[–-]\s*', t) if x]
     except ValueError: return []
 
+# %% ../nbs/30_reporting.ipynb #6e76ea66
 def value_columns(df:pd.DataFrame) -> list[str]:
     "The columns of `df` that hold results (see above)."
     if df.attrs.get('value_columns'): return [c for c in df.attrs['value_columns'] if c in df.columns]
@@ -118,6 +119,7 @@ def write_table(df:pd.DataFrame, name:str, out_dir=None, title:str|None=None, no
     if provenance is not None: _write_provenance(out, name, {**provenance, 'content': table_content(df)})
     return out/f'{name}.csv'
 
+# %% ../nbs/30_reporting.ipynb #49487c10
 def save_figure(fig, name:str, out_dir=None, provenance:dict|None=None) -> Path:
     "Save a matplotlib figure as `<name>.png` and `<name>.pdf`, with provenance beside it; the same figure gives the same bytes (no date, no software version)."
     out = Path(out_dir or figures_root()); out.mkdir(parents=True, exist_ok=True)
@@ -136,6 +138,7 @@ def figure_footer(fig, judges=(), source:str='', n=None):
     fig.text(0.5, 0, text, ha='center', va='top', fontsize=7, color='#444444')
     return text
 
+# %% ../nbs/30_reporting.ipynb #42f3f55e
 def no_data_figure(title:str, why:str, judges=(), source:str='', figsize=(7, 1.8)):
     "One panel that says `no data: <why>` under `title` (no axes, no legend)."
     import matplotlib.pyplot as plt
@@ -252,6 +255,7 @@ def run_metas(root=None, benchmark:str|None=None, method:str|None=None) -> pd.Da
     return pd.DataFrame(rows, columns=['benchmark', 'method', 'judge', 'variant', 'run_key', 'group', 'n_items', 'n_answers',
                                        'parse_failure_rate', 'path', 'git', 'config_hash', 'time'])
 
+# %% ../nbs/30_reporting.ipynb #d0d5cbab
 def judges_note(judges, groups:dict|None=None) -> str:
     "A sentence naming the judges behind a table, flagging plumbing-only judges."
     judges = sorted(set(judges))
@@ -321,6 +325,7 @@ def paper_provenance(paper:str, name:str, judges=(), source:str='runs', runs:pd.
     if runs is not None and len(runs): cfg['runs'] = sorted(set(runs['path'])) if 'path' in runs else []
     return provenance(cfg)
 
+# %% ../nbs/30_reporting.ipynb #541c4960
 def save_paper_table(df:pd.DataFrame, paper:str, name:str, title:str, note:str='', judges=(), source:str='runs', **extra) -> Path:
     "Write a paper table as CSV + Markdown under `figures/<paper>/tables/`, saying which judges produced it."
     full = ' '.join(s for s in [note, judges_note([j for j in judges if j not in (None, 'none')])
@@ -328,10 +333,12 @@ def save_paper_table(df:pd.DataFrame, paper:str, name:str, title:str, note:str='
     return write_table(df, name, paper_dir(paper)/'tables', title=title, note=full,
                        provenance=paper_provenance(paper, name, judges, source, **extra))
 
+# %% ../nbs/30_reporting.ipynb #cc3b0f23
 def save_paper_figure(fig, paper:str, name:str, judges=(), source:str='runs', **extra) -> Path:
     "Save a paper figure as PNG + PDF under `figures/<paper>/` with its provenance (which judges, from what)."
     return save_figure(fig, name, paper_dir(paper), provenance=paper_provenance(paper, name, judges, source, **extra))
 
+# %% ../nbs/30_reporting.ipynb #b97617b3
 def save_paper_long(rows:pd.DataFrame, paper:str, kind:str='correlations') -> Path|None:
     """Merge long rows into the paper's own `figures/<paper>/<kind>.csv` (replacing its earlier rows) and into
     `figures/tables/<kind>.csv`, where a row another writer already put there (e.g. lexical rows with bootstrap CIs) wins."""
@@ -354,6 +361,27 @@ def run_parse_rates(root=None) -> pd.DataFrame:
     if not rows: return pd.DataFrame(columns=cols)
     df = pd.DataFrame(rows).groupby(cols[:4], as_index=False)[['answers', 'parsed']].sum()
     return df.assign(parse_rate=lambda d: (d.parsed/d.answers.where(d.answers > 0)).round(4))[cols]
+
+# %% ../nbs/30_reporting.ipynb #36e9b9eb
+def _row_notes(r:pd.DataFrame, t:pd.DataFrame, key:list[str], cols:list[str]) -> list[str]:
+    "Per table row: why its empty cells are empty (dimensions grouped by reason) and what its average averages."
+    have = r.set_index(key + ['col'])
+    has_note = 'note' in have.columns
+    out = []
+    for k in t.index:
+        why: dict = {}
+        for c in cols:
+            dim = c.rsplit(' ', 1)[0]
+            if (*k, c) not in have.index:
+                if dim != 'average': why.setdefault('dimension missing', []).append(dim)
+                continue
+            row = have.loc[(*k, c)]
+            note = row['note'] if has_note and isinstance(row['note'], str) else ''
+            if dim == 'average':
+                if note: why.setdefault(f'average: {note}', [])   # what it averages, or why it is empty
+            elif pd.isna(row['value']): why.setdefault(note or 'no value', []).append(dim)
+        out.append('; '.join(f"{', '.join(dict.fromkeys(d))}: {w}" if d else w for w, d in why.items()))
+    return out
 
 # %% ../nbs/30_reporting.ipynb #e3db113c
 def _span(ns) -> str|int|None:
@@ -381,26 +409,7 @@ def _with_facts(t:pd.DataFrame, r:pd.DataFrame, key:list[str], cols:list[str], d
     if any(notes): t['note'] = notes
     return t
 
-def _row_notes(r:pd.DataFrame, t:pd.DataFrame, key:list[str], cols:list[str]) -> list[str]:
-    "Per table row: why its empty cells are empty (dimensions grouped by reason) and what its average averages."
-    have = r.set_index(key + ['col'])
-    has_note = 'note' in have.columns
-    out = []
-    for k in t.index:
-        why: dict = {}
-        for c in cols:
-            dim = c.rsplit(' ', 1)[0]
-            if (*k, c) not in have.index:
-                if dim != 'average': why.setdefault('dimension missing', []).append(dim)
-                continue
-            row = have.loc[(*k, c)]
-            note = row['note'] if has_note and isinstance(row['note'], str) else ''
-            if dim == 'average':
-                if note: why.setdefault(f'average: {note}', [])   # what it averages, or why it is empty
-            elif pd.isna(row['value']): why.setdefault(note or 'no value', []).append(dim)
-        out.append('; '.join(f"{', '.join(dict.fromkeys(d))}: {w}" if d else w for w, d in why.items()))
-    return out
-
+# %% ../nbs/30_reporting.ipynb #861bdca9
 def correlation_table(rows:pd.DataFrame, stats:Sequence[str], dims:Sequence[str]|None=None, digits:int=3,
                       facts:bool=True, root=None) -> pd.DataFrame:
     """A paper-shaped table from long rows: one row per (judge, method, variant), columns `<dimension> <statistic>`.
