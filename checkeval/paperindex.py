@@ -29,6 +29,8 @@ def load_paper_items(path=None) -> dict:
     "The paper items file: `price_presets`, `papers`, `items`."
     return yaml.safe_load(Path(path or paper_items_path()).read_text())
 
+
+
 # %% ../nbs/31f_paperindex.ipynb #61c239f8
 def _estimates_cache() -> Path: return state_dir()/'estimates.json'
 
