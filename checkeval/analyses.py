@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 import numpy as np, pandas as pd, yaml
-from .metaeval import (AGREEMENT_COLUMNS, AVERAGE_KEYS, CORRELATION_COLUMNS, MIN_ITEMS, agreement_rows, dimension_average,
+from .metaeval import (AGREEMENT_COLUMNS, AVERAGE_KEYS, CORRELATION_COLUMNS, MIN_ITEMS, agreement_average, agreement_rows, dimension_average,
                                 level_correlations)
 
 # %% auto #0
@@ -110,10 +110,8 @@ def binarised_agreement_rows(scores:pd.DataFrame, groups:Mapping[str, Sequence[s
                                    benchmark=benchmark, method=method).assign(unit=f'item_binary:{name}')
             out.append(r)
     res = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=AGREEMENT_COLUMNS)
-    if res.dimension.nunique() > 1:
-        avg = res.groupby(['benchmark', 'method', 'judge_group', 'unit', 'statistic'], sort=False).agg(
-            value=('value', 'mean'), n_judges=('n_judges', 'max'), n_units=('n_units', 'sum')).reset_index()
-        res = pd.concat([res, avg.assign(dimension='average')], ignore_index=True)
+    if res.dimension.nunique() > 1:   # per scheme, over the dimensions whose scale has it; empty when a judge group lacks one
+        res = pd.concat([res] + [agreement_average(sub) for _, sub in res.groupby('unit', sort=False)], ignore_index=True)
     return res[AGREEMENT_COLUMNS]
 
 # %% ../nbs/20a_analyses.ipynb #878591ad

@@ -17,8 +17,8 @@ __all__ = ['STATISTICS', 'LEVELS', 'ROW_FUNCS', 'WEIGHTED_FUNCS', 'MIN_ITEMS', '
            'AGREEMENT_COLUMNS', 'pearson_rows', 'spearman_rows', 'kendall_rows', 'correlation', 'level_correlations',
            'williams_test', 'fisher_z_test', 'paired_bootstrap', 'rescale', 'rescaled_mae', 'human_frame',
            'attach_human', 'dimension_average', 'correlation_rows', 'records_frame', 'krippendorff_alpha',
-           'fleiss_kappa', 'exact_match', 'agreement_rows', 'ranking_correlation', 'pairwise_outcomes',
-           'pairwise_agreement', 'arena_ranking_correlation', 'bradley_terry']
+           'fleiss_kappa', 'exact_match', 'agreement_average', 'agreement_rows', 'ranking_correlation',
+           'pairwise_outcomes', 'pairwise_agreement', 'arena_ranking_correlation', 'bradley_terry']
 
 # %% ../nbs/20_metaeval.ipynb #082cc2e2
 STATISTICS = ('pearson', 'spearman', 'kendall')
@@ -449,6 +449,19 @@ def _pivot(frame, unit_cols, value_col, judges):
     return M
 
 # %% ../nbs/20_metaeval.ipynb #9807e0b9
+def agreement_average(rows:pd.DataFrame, dimensions:Sequence[str]|None=None) -> pd.DataFrame:
+    """Rows with dimension `average` per (benchmark, method, judge group, unit, statistic): the mean over `dimensions`
+    (default: every dimension in `rows`), NaN when one has no value; `n_units` summed, `n_judges` the largest."""
+    r = rows[rows.dimension != 'average']
+    dims = list(dict.fromkeys(r.dimension)) if dimensions is None else list(dimensions)
+    keys, out = ['benchmark', 'method', 'judge_group', 'unit', 'statistic'], []
+    for k, sub in r.groupby(keys, sort=False):
+        v = sub.drop_duplicates('dimension').set_index('dimension').value.reindex(dims)
+        out.append(dict(zip(keys, k), dimension='average', value=float(v.mean()) if dims and v.notna().all() else np.nan,
+                        n_judges=int(sub.n_judges.max()), n_units=int(sub.n_units.sum())))
+    return pd.DataFrame(out, columns=AGREEMENT_COLUMNS)
+
+# %% ../nbs/20_metaeval.ipynb #0ac8ada7
 def agreement_rows(frame:pd.DataFrame, groups:Mapping[str, Sequence[str]], unit:str='question',
                    value_col:str|None=None, level:str|None=None, value_domain:Sequence|None=None,
                    kappa:bool=True, average:bool=True, benchmark:str|None=None, method:str|None=None) -> pd.DataFrame:
@@ -477,10 +490,7 @@ def agreement_rows(frame:pd.DataFrame, groups:Mapping[str, Sequence[str]], unit:
                 k, nu = fleiss_kappa(R, value_domain)
                 rows.append(dict(base, statistic='fleiss_kappa', value=k, n_units=nu))
     res = pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
-    if average and res.dimension.nunique() > 1:
-        avg = res.groupby(['benchmark', 'method', 'judge_group', 'unit', 'statistic'], sort=False).agg(
-            value=('value', 'mean'), n_judges=('n_judges', 'max'), n_units=('n_units', 'sum')).reset_index()
-        res = pd.concat([res, avg.assign(dimension='average')], ignore_index=True)
+    if average and res.dimension.nunique() > 1: res = pd.concat([res, agreement_average(res)], ignore_index=True)
     return res[AGREEMENT_COLUMNS]
 
 # %% ../nbs/20_metaeval.ipynb #9ebed0a7
