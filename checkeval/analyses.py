@@ -9,13 +9,14 @@ from __future__ import annotations
 import math
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
-import numpy as np, pandas as pd
-from .metaeval import AGREEMENT_COLUMNS, CORRELATION_COLUMNS, agreement_rows, level_correlations
+import numpy as np, pandas as pd, yaml
+from .metaeval import (AGREEMENT_COLUMNS, AVERAGE_KEYS, CORRELATION_COLUMNS, MIN_ITEMS, agreement_average, agreement_rows, dimension_average,
+                                level_correlations)
 
 # %% auto #0
-__all__ = ['AVERAGE_KEYS', 'judge_groups', 'top_k_judges', 'top_k_per_method', 'dimension_average', 'common_items', 'binarise',
-           'binarisation_schemes', 'scheme_label', 'binarised_agreement_rows', 'stability_table',
-           'plot_correlation_kde', 'quality_split_correlations', 'plot_quality_split', 'question_weighting']
+__all__ = ['judge_groups', 'top_k_judges', 'top_k_per_method', 'common_items', 'binarise', 'binarisation_schemes', 'scheme_label',
+           'binarised_agreement_rows', 'stability_table', 'plot_correlation_kde', 'quality_split_correlations',
+           'plot_quality_split', 'question_weighting']
 
 # %% ../nbs/20a_analyses.ipynb #b1351215
 def judge_groups(judges:Iterable[str], config:str|Path|None='configs/judges.yaml', extra:Mapping[str, Sequence[str]]|None=None) -> dict[str, list[str]]:
@@ -41,38 +42,12 @@ def top_k_judges(correlations:pd.DataFrame, k:int=3, statistic:str|None=None, le
     if level: c = c[c.level == level]
     return c.groupby('judge').value.mean().sort_values(ascending=False, kind='stable').index[:k].tolist()
 
+# %% ../nbs/20a_analyses.ipynb #d89443ed
 def top_k_per_method(correlations:pd.DataFrame, k:int=3, statistic:str|None=None, level:str|None=None) -> dict[str, list[str]]:
     "Method → its own k best judges (rows of one benchmark): each method's top-k is chosen from that method's correlations."
     if 'benchmark' in correlations and correlations.benchmark.nunique() > 1:
         raise ValueError(f'top-k judges are chosen per benchmark; got {sorted(correlations.benchmark.unique())}')
     return {m: top_k_judges(sub, k, statistic, level) for m, sub in correlations.groupby('method', sort=False)}
-
-# %% ../nbs/20a_analyses.ipynb #058c2c40
-AVERAGE_KEYS = ('benchmark', 'method', 'variant', 'judge', 'level', 'statistic')
-
-def dimension_average(rows:pd.DataFrame, dimensions:Sequence[str]|None=None, keys:Sequence[str]=AVERAGE_KEYS) -> pd.DataFrame:
-    """Rows with dimension `average`: the mean over `dimensions` per key, NaN with the `missing` dimensions named when a
-    key lacks a value for one. Without `dimensions`, every key must have the same dimensions (else ValueError)."""
-    r = rows[rows.dimension != 'average']
-    keys = [k for k in keys if k in r.columns]
-    have = r[r.value.notna()].groupby(keys, sort=False).dimension.agg(lambda v: frozenset(v))
-    all_keys = r[keys].drop_duplicates()
-    if dimensions is None:
-        sets = {frozenset(have.get(tuple(k), frozenset())) for k in all_keys.itertuples(index=False)}
-        if len(sets) > 1:
-            raise ValueError('dimension sets differ between rows: ' + '; '.join(sorted(', '.join(sorted(s)) or '(none)' for s in sets))
-                             + ' (pass dimensions= to average over one set)')
-        dimensions = sorted(next(iter(sets))) if sets else []
-    dims = list(dimensions)
-    out = []
-    for k in all_keys.itertuples(index=False):
-        sub = r.set_index(keys).loc[[tuple(k)]] if len(keys) > 1 else r[r[keys[0]] == k[0]]
-        vals = sub[sub.dimension.isin(dims)].dropna(subset=['value']).drop_duplicates('dimension').set_index('dimension').value
-        missing = [d for d in dims if d not in vals.index]
-        out.append(dict(zip(keys, k), dimension='average', value=float(vals.mean()) if not missing and len(dims) else np.nan,
-                        ci_low=np.nan, ci_high=np.nan, n=len(vals), missing=', '.join(missing)))
-    cols = [c for c in CORRELATION_COLUMNS if c in keys or c in ('dimension', 'value', 'ci_low', 'ci_high', 'n')] + ['missing']
-    return pd.DataFrame(out, columns=cols)
 
 # %% ../nbs/20a_analyses.ipynb #3ac6f647
 def common_items(frame:pd.DataFrame, compare:Sequence[str]=('method', 'variant'), unit:Sequence[str]=('item_id', 'dimension'),
@@ -93,6 +68,7 @@ def binarise(scores, threshold:float) -> np.ndarray:
     s = np.asarray(scores, float)
     return np.where(np.isnan(s), np.nan, (s >= threshold).astype(float))
 
+# %% ../nbs/20a_analyses.ipynb #bcdb9bae
 def binarisation_schemes(scale:Sequence[float]) -> dict[str, float|None]:
     """Scheme → threshold for scores on `scale` = (lo, hi): `original` (None), `middle->0` and `middle->1` (the middle value of an
     odd-length integer scale mapped to 0 or to 1), or `upper-half->1` for an even-length scale; a two-point scale keeps `original` only."""
@@ -102,6 +78,7 @@ def binarisation_schemes(scale:Sequence[float]) -> dict[str, float|None]:
     if float(mid).is_integer(): return {'original': None, 'middle->0': mid + 1, 'middle->1': mid}
     return {'original': None, 'upper-half->1': float(math.ceil(mid))}
 
+# %% ../nbs/20a_analyses.ipynb #65efd82a
 def scheme_label(scale:Sequence[float], threshold:float) -> str:
     "The values mapped to 1, as the paper writes them: `[4,5]->1`."
     return '[' + ','.join(str(v) for v in range(int(math.ceil(threshold)), int(scale[1]) + 1)) + ']->1'
@@ -133,10 +110,8 @@ def binarised_agreement_rows(scores:pd.DataFrame, groups:Mapping[str, Sequence[s
                                    benchmark=benchmark, method=method).assign(unit=f'item_binary:{name}')
             out.append(r)
     res = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=AGREEMENT_COLUMNS)
-    if res.dimension.nunique() > 1:
-        avg = res.groupby(['benchmark', 'method', 'judge_group', 'unit', 'statistic'], sort=False).agg(
-            value=('value', 'mean'), n_judges=('n_judges', 'max'), n_units=('n_units', 'sum')).reset_index()
-        res = pd.concat([res, avg.assign(dimension='average')], ignore_index=True)
+    if res.dimension.nunique() > 1:   # per scheme, over the dimensions whose scale has it; empty when a judge group lacks one
+        res = pd.concat([res] + [agreement_average(sub) for _, sub in res.groupby('unit', sort=False)], ignore_index=True)
     return res[AGREEMENT_COLUMNS]
 
 # %% ../nbs/20a_analyses.ipynb #878591ad
@@ -179,9 +154,10 @@ def quality_split_correlations(frame:pd.DataFrame, threshold:float|Mapping[str, 
     for key, sub in f.groupby(list(keys) + ['quality'], sort=False):
         r = level_correlations(sub.score.to_numpy(float), sub.human.to_numpy(float), sub.group_id.to_numpy(), sub.system_id.to_numpy(),
                                level=level, statistics=[statistic])
-        out.append(dict(zip(list(keys) + ['quality'], key), statistic=statistic, value=r.value[0], n=r.n[0]))
+        out.append(dict(zip(list(keys) + ['quality'], key), statistic=statistic, value=r.value[0], n=r.n[0], note=r.note[0]))
     return pd.DataFrame(out)
 
+# %% ../nbs/20a_analyses.ipynb #223d86b4
 def plot_quality_split(split:pd.DataFrame, title:str|None=None):
     "Bars of correlation per dimension and method, one panel per quality half (CheckEval Figure 4). Returns the figure."
     import matplotlib.pyplot as plt
@@ -205,7 +181,8 @@ def question_weighting(answers:pd.DataFrame, human:pd.Series, groups:pd.Series|N
     `weighted`: regression-weighted answers on the held-out items, mean ± sd over `seeds`.
 
     `answers`: items × questions matrix of 0/1 (NaN = failed; imputed by the question's training mean).
-    Returns rows `aggregation, statistic, mean, sd, n_seeds, n_items` (n_items: items correlated, per seed for `weighted`)."""
+    Returns rows `aggregation, statistic, mean, sd, n_seeds, n_items, note` (n_items: items correlated, per seed for `weighted`;
+    `note`: why a value is missing, e.g. fewer than `MIN_ITEMS` items)."""
     from sklearn.linear_model import LinearRegression
     A = answers.astype(float); h = human.reindex(A.index).astype(float).to_numpy()
     g = (groups.reindex(A.index) if groups is not None else pd.Series(A.index, index=A.index)).to_numpy()
@@ -213,7 +190,7 @@ def question_weighting(answers:pd.DataFrame, human:pd.Series, groups:pd.Series|N
     rows = []
     for s in statistics:
         r = level_correlations(orig, h, g, level=level, statistics=[s])
-        rows.append(dict(aggregation='original', statistic=s, mean=float(r.value[0]), sd=np.nan, n_seeds=0, n_items=int(r.n[0])))
+        rows.append(dict(aggregation='original', statistic=s, mean=float(r.value[0]), sd=np.nan, n_seeds=0, n_items=int(r.n[0]), note=r.note[0]))
     res = {s: [] for s in statistics}
     n_test = 0
     for seed in seeds:
@@ -223,6 +200,7 @@ def question_weighting(answers:pd.DataFrame, human:pd.Series, groups:pd.Series|N
         pred = LinearRegression().fit(X[train], h[train]).predict(X)
         test = ~train; n_test = int(test.sum())
         for s in statistics: res[s].append(level_correlations(pred[test], h[test], g[test], level=level, statistics=[s]).value[0])
+    few = f'fewer than {MIN_ITEMS} held-out items ({n_test})' if n_test < MIN_ITEMS else ''
     rows += [dict(aggregation='weighted', statistic=s, mean=float(np.mean(v)), sd=float(np.std(v, ddof=1)) if len(v) > 1 else np.nan,
-                  n_seeds=len(v), n_items=n_test) for s, v in res.items()]
+                  n_seeds=len(v), n_items=n_test, note=few) for s, v in res.items()]
     return pd.DataFrame(rows)

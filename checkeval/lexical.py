@@ -35,6 +35,7 @@ def split_sentences(text:str) -> list[str]:
     "Sentences for the summary-level LCS: split after . ! ? followed by space, and at newlines."
     return [s for s in _SENT.split(text.strip()) if s.strip()]
 
+# %% ../nbs/21_lexical.ipynb #b47cbedb
 @lru_cache(maxsize=None)
 def _stem(w:str) -> str: return _porter().stem(w)
 
@@ -71,6 +72,7 @@ def _summary_level_lcs_f(ref_sents:list[tuple], can_sents:list[tuple]) -> float:
     p, rc = hits / n, hits / m
     return 0.0 if p + rc == 0 else 2 * p * rc / (p + rc)
 
+# %% ../nbs/21_lexical.ipynb #70c60420
 @lru_cache(maxsize=200_000)
 def _ngrams(tokens:tuple, n:int):
     return rs._create_ngrams(list(tokens), n)
@@ -94,6 +96,7 @@ def _rouge_chunk(args):
     outs, refs, metrics, stem, text_lcs = args
     return [_rouge_one(o, r, metrics, stem, text_lcs) for o, r in zip(outs, refs)]
 
+# %% ../nbs/21_lexical.ipynb #1aeb95c3
 def _sacrebleu_sentence(name:str, outputs:Sequence[str], references:Sequence[Sequence[str]]) -> np.ndarray:
     """sacrebleu sentence scores, extracting each distinct reference set once (SummEval's 11 references serve 16 outputs).
 
@@ -108,6 +111,7 @@ def _sacrebleu_sentence(name:str, outputs:Sequence[str], references:Sequence[Seq
         res[i] = metric._aggregate_and_compute([stats]).score
     return res
 
+# %% ../nbs/21_lexical.ipynb #b86bc1dd
 def lexical_scores(outputs:Sequence[str], references:Sequence[Sequence[str]], metrics:Sequence[str]=LEXICAL_METRICS,
                    stem:bool=True, text_lcs:bool=False, n_jobs:int|None=None) -> pd.DataFrame:
     """One row per output with a column per metric (ROUGE F-measures averaged over references; BLEU and chrF in 0–100).
@@ -140,6 +144,7 @@ def benchmark_references(items) -> list[list[str]]:
     "The references lexical metrics use for each item (the source for QAGS; see above)."
     return [list(it.references) or ([it.source] if it.benchmark in SOURCE_AS_REFERENCE and it.source else []) for it in items]
 
+# %% ../nbs/21_lexical.ipynb #c6973c7f
 def lexical_frame(benchmark:str, metrics:Sequence[str]=LEXICAL_METRICS, stem:bool=True, text_lcs:bool=False,
                   limit:int|None=None, cache:bool=True, items=None) -> pd.DataFrame:
     """Lexical scores of every item of `benchmark`: `item_id, group_id, system_id` + one column per metric."""
@@ -159,12 +164,13 @@ def lexical_frame(benchmark:str, metrics:Sequence[str]=LEXICAL_METRICS, stem:boo
         tmp = path.with_suffix('.tmp'); res.to_csv(tmp, index=False); tmp.replace(path)
     return res
 
-# %% ../nbs/21_lexical.ipynb #e134bf8a
+# %% ../nbs/21_lexical.ipynb #b9a28083
 def default_levels(benchmark:str) -> list[str]:
     "The correlation level(s) the literature reports for a benchmark (from `benchmark_info(...).levels`, first one)."
     try: return list(benchmark_info(benchmark).levels[:1]) or ['sample']
     except Exception: return ['sample']
 
+# %% ../nbs/21_lexical.ipynb #ace1cbef
 def lexical_correlation_rows(benchmark:str, metrics:Sequence[str]=LEXICAL_METRICS, levels:Sequence[str]|None=None,
                              statistics:Sequence[str]=('pearson', 'spearman', 'kendall'), n_boot:int=0,
                              dimensions:Sequence[str]|None=None, limit:int|None=None, text_lcs:bool=False,

@@ -13,12 +13,12 @@ import numpy as np, pandas as pd
 from scipy import stats as _ss
 
 # %% auto #0
-__all__ = ['STATISTICS', 'LEVELS', 'ROW_FUNCS', 'WEIGHTED_FUNCS', 'CORRELATION_COLUMNS', 'AGREEMENT_COLUMNS', 'pearson_rows',
-           'spearman_rows', 'kendall_rows', 'correlation', 'level_correlations', 'williams_test', 'fisher_z_test',
-           'paired_bootstrap', 'rescale', 'rescaled_mae', 'human_frame', 'attach_human', 'correlation_rows',
-           'records_frame', 'krippendorff_alpha', 'fleiss_kappa', 'exact_match', 'agreement_rows',
-           'ranking_correlation', 'pairwise_outcomes', 'pairwise_agreement', 'arena_ranking_correlation',
-           'bradley_terry']
+__all__ = ['STATISTICS', 'LEVELS', 'ROW_FUNCS', 'WEIGHTED_FUNCS', 'MIN_ITEMS', 'CORRELATION_COLUMNS', 'AVERAGE_KEYS',
+           'AGREEMENT_COLUMNS', 'pearson_rows', 'spearman_rows', 'kendall_rows', 'correlation', 'level_correlations',
+           'williams_test', 'fisher_z_test', 'paired_bootstrap', 'rescale', 'rescaled_mae', 'human_frame',
+           'attach_human', 'dimension_average', 'correlation_rows', 'records_frame', 'krippendorff_alpha',
+           'fleiss_kappa', 'exact_match', 'agreement_average', 'agreement_rows', 'ranking_correlation',
+           'pairwise_outcomes', 'pairwise_agreement', 'arena_ranking_correlation', 'bradley_terry']
 
 # %% ../nbs/20_metaeval.ipynb #082cc2e2
 STATISTICS = ('pearson', 'spearman', 'kendall')
@@ -37,6 +37,7 @@ def _nonconstant(x, m):
         warnings.simplefilter('ignore', RuntimeWarning)
         return (m.sum(1) >= 2) & (np.nanmax(x, 1) > np.nanmin(x, 1))
 
+# %% ../nbs/20_metaeval.ipynb #b5dc586a
 def pearson_rows(x, y) -> np.ndarray:
     "Pearson r of each row pair of `x`, `y` (shape `(B, n)`, NaN = missing); NaN where undefined."
     x, y = _as2d(x), _as2d(y)
@@ -49,12 +50,14 @@ def pearson_rows(x, y) -> np.ndarray:
         r = (dx * dy).sum(1) / np.sqrt((dx * dx).sum(1) * (dy * dy).sum(1))
     return np.where(ok, np.clip(r, -1, 1), np.nan)
 
+# %% ../nbs/20_metaeval.ipynb #9a38b0f8
 def spearman_rows(x, y) -> np.ndarray:
     "Spearman rho (Pearson on mid-ranks) of each row pair; NaN where undefined."
     x, y = _as2d(x), _as2d(y)
     x, y, m = _pair_mask(x, y)
     return pearson_rows(_ss.rankdata(x, axis=1, nan_policy='omit'), _ss.rankdata(y, axis=1, nan_policy='omit'))
 
+# %% ../nbs/20_metaeval.ipynb #0712c325
 def kendall_rows(x, y) -> np.ndarray:
     "Kendall tau-b of each row pair (all pairs compared at once, O(B n^2) memory); NaN where undefined."
     x, y = _as2d(x), _as2d(y)
@@ -115,6 +118,8 @@ def _wkendall(W, x, y):
 WEIGHTED_FUNCS = {'pearson': _wpearson, 'spearman': _wspearman, 'kendall': _wkendall}
 
 # %% ../nbs/20_metaeval.ipynb #0165b9b6
+MIN_ITEMS = 10   # fewest points behind a correlation that is printed as a number
+
 def _group_matrix(codes, values, n_groups):
     "Pad values into a (groups, max members) matrix with NaN."
     order = np.argsort(codes, kind='stable')
@@ -136,71 +141,102 @@ def _boot_group_weights(n_groups, n_boot, rng):
     np.add.at(W, (np.repeat(np.arange(n_boot), n_groups), idx.ravel()), 1)
     return W
 
-def level_correlations(metric, human, groups=None, systems=None, level:str='sample',
-                       statistics:Sequence[str]=STATISTICS, n_boot:int=0, ci:float=0.95, seed:int=0) -> pd.DataFrame:
+# %% ../nbs/20_metaeval.ipynb #924670cb
+def _sample_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_missing) -> list[dict]:
+    "Pooled correlations (sample and turn levels); the bootstrap resamples groups."
+    W = _boot_group_weights(g_codes.max() + 1, n_boot, rng)[:, g_codes] if n_boot else None
+    rows = []
+    for s in statistics:
+        lo, hi = _ci(WEIGHTED_FUNCS[s](W, x, y), alpha) if n_boot else (np.nan, np.nan)
+        rows.append(dict(statistic=s, value=correlation(x, y, s), ci_low=lo, ci_high=hi, n=len(x), n_skipped=n_missing, n_items=len(x)))
+    return rows
+
+# %% ../nbs/20_metaeval.ipynb #118f8f64
+def _summary_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_groups_all) -> list[dict]:
+    "Per-group correlations averaged over the groups where both sides vary; `n_items` = the items in those groups."
+    G = g_codes.max() + 1
+    X, Y = _group_matrix(g_codes, x, G), _group_matrix(g_codes, y, G)
+    Wg = _boot_group_weights(G, n_boot, rng) if n_boot else None
+    size = np.bincount(g_codes, minlength=G)
+    rows = []
+    for s in statistics:
+        per = ROW_FUNCS[s](X, Y); valid = ~np.isnan(per)
+        v = float(per[valid].mean()) if valid.any() else np.nan
+        lo = hi = np.nan
+        if n_boot:
+            with np.errstate(invalid='ignore', divide='ignore'):
+                boot = (Wg @ np.where(valid, per, 0.)) / (Wg @ valid.astype(float))
+            lo, hi = _ci(boot, alpha)
+        rows.append(dict(statistic=s, value=v, ci_low=lo, ci_high=hi, n=int(valid.sum()), n_skipped=int(n_groups_all - valid.sum()),
+                         n_items=int(size[valid].sum())))
+    return rows
+
+# %% ../nbs/20_metaeval.ipynb #668b171b
+def _system_rows(x, y, g_codes, systems, statistics, n_boot, rng, alpha, n_sys_all) -> list[dict]:
+    "Correlation of per-system means; the bootstrap resamples groups and recomputes the means."
+    s_codes, s_names = pd.factorize(systems)
+    G, S = g_codes.max() + 1, len(s_names)
+    sums_x, sums_y, cnt = (np.zeros((G, S)) for _ in range(3))
+    np.add.at(sums_x, (g_codes, s_codes), x); np.add.at(sums_y, (g_codes, s_codes), y); np.add.at(cnt, (g_codes, s_codes), 1)
+    mx, my = sums_x.sum(0) / cnt.sum(0), sums_y.sum(0) / cnt.sum(0)
+    if n_boot:
+        Wg = _boot_group_weights(G, n_boot, rng)
+        with np.errstate(invalid='ignore', divide='ignore'):
+            c = Wg @ cnt
+            bx, by = np.where(c > 0, (Wg @ sums_x) / c, np.nan), np.where(c > 0, (Wg @ sums_y) / c, np.nan)
+    rows = []
+    for s in statistics:
+        lo, hi = _ci(ROW_FUNCS[s](bx, by), alpha) if n_boot else (np.nan, np.nan)
+        rows.append(dict(statistic=s, value=correlation(mx, my, s), ci_low=lo, ci_high=hi, n=S, n_skipped=n_sys_all - S, n_items=S))
+    return rows
+
+# %% ../nbs/20_metaeval.ipynb #55ee592a
+def _why_missing(row:dict, x, y, level:str, min_items:int) -> str:
+    "Why a correlation has no value (empty when it has one)."
+    if not len(x): return 'no scored item'
+    flat = 'judge' if np.nanmax(x) == np.nanmin(x) else 'human' if np.nanmax(y) == np.nanmin(y) else None
+    if flat and np.isnan(row['value']): return f'constant {flat} scores ({len(x)} items)'
+    if level == 'summary' and row['n_items'] == 0: return 'no group where both sides vary'
+    unit = 'systems' if level == 'system' else 'scored items'
+    if row['n_items'] < min_items: return f"fewer than {min_items} {unit} ({row['n_items']})"
+    return 'undefined' if np.isnan(row['value']) else ''
+
+def _enforce_minimum(rows:list[dict], x, y, level:str, min_items:int) -> list[dict]:
+    "Rows with a `note`; a value (and its CI) over fewer than `min_items` points becomes NaN."
+    for r in rows:
+        r['note'] = _why_missing(r, x, y, level, min_items)
+        if r['note']: r.update(value=np.nan, ci_low=np.nan, ci_high=np.nan)
+    return rows
+
+# %% ../nbs/20_metaeval.ipynb #9d0f79c9
+def level_correlations(metric, human, groups=None, systems=None, level:str='sample', statistics:Sequence[str]=STATISTICS,
+                       n_boot:int=0, ci:float=0.95, seed:int=0, min_items:int=MIN_ITEMS) -> pd.DataFrame:
     """Correlations of `metric` with `human` at one `level`; bootstrap CIs resample `groups`.
 
-    Returns one row per statistic: `level, statistic, value, ci_low, ci_high, n, n_skipped`, where `n` is
-    the number of items (sample/turn), valid groups (summary) or systems (system) and `n_skipped` the
-    items with a missing value (sample/turn), the groups left out because a side was constant or they had
-    fewer than two complete pairs (summary), or the systems without a complete pair (system).
-    When nothing is left (every score missing, e.g. a run whose answers all failed to parse) each
-    statistic gets `value` NaN and `n` 0 rather than an error."""
+    One row per statistic: `level, statistic, value, ci_low, ci_high, n, n_skipped, n_items, note`. `n`: items
+    (sample/turn), valid groups (summary) or systems (system); `n_skipped`: items with a missing value, groups left
+    out (a side constant or fewer than two pairs), or systems without a pair; `n_items`: the points behind the value
+    (see the table above). A value over fewer than `min_items` points, or none at all, is NaN and `note` says why."""
     if level not in LEVELS: raise ValueError(f'unknown level {level!r}; expected one of {LEVELS}')
     x, y = np.asarray(metric, float), np.asarray(human, float)
     if x.shape != y.shape: raise ValueError(f'metric and human differ in length: {len(x)} vs {len(y)}')
-    if level in ('summary', 'system') or n_boot:
-        if groups is None: raise ValueError(f'level {level!r} (or a bootstrap) needs groups')
+    if (level in ('summary', 'system') or n_boot) and groups is None: raise ValueError(f'level {level!r} (or a bootstrap) needs groups')
+    if level == 'system' and systems is None: raise ValueError("level 'system' needs systems")
     keep = ~(np.isnan(x) | np.isnan(y))
     n_missing = int((~keep).sum())
     x, y = x[keep], y[keep]
     n_groups_all = len(pd.unique(np.asarray(groups))) if groups is not None else 0
+    n_sys_all = len(pd.unique(np.asarray(systems))) if systems is not None else 0
     g_codes = pd.factorize(np.asarray(groups)[keep])[0] if groups is not None else None
     rng, alpha = np.random.default_rng(seed), 1 - ci
-    rows = []
     if not keep.any():   # nothing to correlate: report it, do not fail
-        if level == 'system' and systems is None: raise ValueError("level 'system' needs systems")
-        skipped = {'summary': n_groups_all, 'system': len(pd.unique(np.asarray(systems))) if systems is not None else 0}
-        rows = [dict(statistic=s, value=np.nan, ci_low=np.nan, ci_high=np.nan, n=0, n_skipped=skipped.get(level, n_missing))
-                for s in statistics]
-    elif level in ('sample', 'turn'):
-        W = _boot_group_weights(g_codes.max() + 1, n_boot, rng)[:, g_codes] if n_boot else None
-        for s in statistics:
-            v = correlation(x, y, s)
-            lo, hi = _ci(WEIGHTED_FUNCS[s](W, x, y), alpha) if n_boot else (np.nan, np.nan)
-            rows.append(dict(statistic=s, value=v, ci_low=lo, ci_high=hi, n=len(x), n_skipped=n_missing))
-    elif level == 'summary':
-        G = g_codes.max() + 1
-        X, Y = _group_matrix(g_codes, x, G), _group_matrix(g_codes, y, G)
-        Wg = _boot_group_weights(G, n_boot, rng) if n_boot else None
-        for s in statistics:
-            per = ROW_FUNCS[s](X, Y); valid = ~np.isnan(per)
-            v = float(per[valid].mean()) if valid.any() else np.nan
-            lo = hi = np.nan
-            if n_boot:
-                with np.errstate(invalid='ignore', divide='ignore'):
-                    boot = (Wg @ np.where(valid, per, 0.)) / (Wg @ valid.astype(float))
-                lo, hi = _ci(boot, alpha)
-            rows.append(dict(statistic=s, value=v, ci_low=lo, ci_high=hi, n=int(valid.sum()), n_skipped=int(n_groups_all - valid.sum())))
-    else:  # system
-        if systems is None: raise ValueError("level 'system' needs systems")
-        s_codes, s_names = pd.factorize(np.asarray(systems)[keep])
-        n_sys_all = len(pd.unique(np.asarray(systems)))
-        G, S = g_codes.max() + 1, len(s_names)
-        sums_x, sums_y, cnt = (np.zeros((G, S)) for _ in range(3))
-        np.add.at(sums_x, (g_codes, s_codes), x); np.add.at(sums_y, (g_codes, s_codes), y); np.add.at(cnt, (g_codes, s_codes), 1)
-        mx, my = sums_x.sum(0) / cnt.sum(0), sums_y.sum(0) / cnt.sum(0)
-        if n_boot:
-            Wg = _boot_group_weights(G, n_boot, rng)
-            with np.errstate(invalid='ignore', divide='ignore'):
-                c = Wg @ cnt
-                bx, by = np.where(c > 0, (Wg @ sums_x) / c, np.nan), np.where(c > 0, (Wg @ sums_y) / c, np.nan)
-        for s in statistics:
-            v = correlation(mx, my, s)
-            lo, hi = _ci(ROW_FUNCS[s](bx, by), alpha) if n_boot else (np.nan, np.nan)
-            rows.append(dict(statistic=s, value=v, ci_low=lo, ci_high=hi, n=S, n_skipped=n_sys_all - S))
-    cols = ['level', 'statistic', 'value', 'ci_low', 'ci_high', 'n', 'n_skipped']
-    return pd.DataFrame(rows, columns=cols[1:]).assign(level=level)[cols]
+        skipped = {'summary': n_groups_all, 'system': n_sys_all}.get(level, n_missing)
+        rows = [dict(statistic=s, value=np.nan, ci_low=np.nan, ci_high=np.nan, n=0, n_skipped=skipped, n_items=0) for s in statistics]
+    elif level in ('sample', 'turn'): rows = _sample_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_missing)
+    elif level == 'summary': rows = _summary_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_groups_all)
+    else: rows = _system_rows(x, y, g_codes, np.asarray(systems)[keep], statistics, n_boot, rng, alpha, n_sys_all)
+    cols = ['level', 'statistic', 'value', 'ci_low', 'ci_high', 'n', 'n_skipped', 'n_items', 'note']
+    return pd.DataFrame(_enforce_minimum(rows, x, y, level, min_items), columns=cols[1:]).assign(level=level)[cols]
 
 # %% ../nbs/20_metaeval.ipynb #b036003b
 def williams_test(r12:float, r13:float, r23:float, n:int) -> dict:
@@ -212,6 +248,7 @@ def williams_test(r12:float, r13:float, r23:float, n:int) -> dict:
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(2 * K * (n - 1) / (n - 3) + rbar**2 * (1 - r23)**3)
     return dict(t=t, df=n - 3, p=float(2 * _ss.t.sf(abs(t), n - 3)))
 
+# %% ../nbs/20_metaeval.ipynb #5b616cf3
 def fisher_z_test(r1:float, n1:int, r2:float, n2:int) -> dict:
     "Fisher z comparison of two correlations from independent samples (two-sided p)."
     z = (math.atanh(r1) - math.atanh(r2)) / math.sqrt(1 / (n1 - 3) + 1 / (n2 - 3))
@@ -251,6 +288,7 @@ def rescale(x, to_range:tuple[float, float], from_range:tuple[float, float]|None
     if hi == lo: return np.full_like(x, (to_range[0] + to_range[1]) / 2)
     return to_range[0] + (x - lo) / (hi - lo) * (to_range[1] - to_range[0])
 
+# %% ../nbs/20_metaeval.ipynb #3e7182eb
 def rescaled_mae(metric, human, human_range:tuple[float, float], metric_range:tuple[float, float]|None=None) -> float:
     "Mean absolute error between the rescaled metric and the human scores (pairs with a missing side dropped)."
     r, h = rescale(metric, human_range, metric_range), np.asarray(human, float)
@@ -268,6 +306,7 @@ def human_frame(items) -> pd.DataFrame:
                  human=np.nan if v is None else float(v)) for r in recs for k, v in (r.get('scores') or {}).items()]
     return pd.DataFrame(rows, columns=['item_id', 'group_id', 'system_id', 'dimension', 'human'])
 
+# %% ../nbs/20_metaeval.ipynb #c4e39dca
 def attach_human(scores:pd.DataFrame, humans:pd.DataFrame, human_dimension:Mapping[str, str]|None=None) -> pd.DataFrame:
     """Join metric scores (`item_id, dimension, score`, ...) with human scores on item and dimension.
 
@@ -279,15 +318,45 @@ def attach_human(scores:pd.DataFrame, humans:pd.DataFrame, human_dimension:Mappi
     dup = [c for c in ('group_id', 'system_id') if c in s.columns]
     return s.drop(columns=dup).merge(h, on=['item_id', '_hdim'], how='inner').drop(columns='_hdim')
 
+# %% ../nbs/20_metaeval.ipynb #af84e0fa
+AVERAGE_KEYS = ('benchmark', 'method', 'variant', 'judge', 'level', 'statistic')
+
+def _average_row(sub:pd.DataFrame, dims:Sequence[str]) -> dict:
+    "The average of one key's rows over `dims`, with what it averages or why it is empty."
+    sub = sub.drop_duplicates('dimension').set_index('dimension')
+    why = {d: 'dimension missing' if d not in sub.index else (sub.note.get(d) if 'note' in sub and sub.note.get(d) else 'no value')
+           for d in dims if d not in sub.index or pd.isna(sub.value.get(d))}
+    have = sub.reindex([d for d in dims if d in sub.index])
+    n_items = have['n_items'] if 'n_items' in have else have['n']
+    ok = bool(dims) and not why
+    note = f"mean of {', '.join(dims)}" if ok else 'no value: ' + '; '.join(f'{d} ({w})' for d, w in why.items()) if dims else 'no dimension'
+    return dict(dimension='average', value=float(have.value.mean()) if ok else np.nan, ci_low=np.nan, ci_high=np.nan,
+                n=int(have.n.min()) if len(have) else 0, n_items=int(n_items.min()) if len(have) else 0,
+                note=note, missing=', '.join(why))
+
+def dimension_average(rows:pd.DataFrame, dimensions:Sequence[str]|None=None, keys:Sequence[str]=AVERAGE_KEYS) -> pd.DataFrame:
+    """Rows with dimension `average`: the mean over `dimensions` per key; empty (NaN) when one has no value, with `note` and
+    `missing` saying which and why. Without `dimensions`: every dimension the rows of the key's benchmark hold."""
+    r = rows[rows.dimension != 'average']
+    keys = [k for k in keys if k in r.columns]
+    cols = [c for c in CORRELATION_COLUMNS if c in keys or c in ('dimension', 'value', 'ci_low', 'ci_high', 'n')] + ['n_items', 'note', 'missing']
+    out = []
+    for k, sub in (r.groupby(keys, sort=False, dropna=False) if len(r) else []):
+        dims = list(dimensions) if dimensions is not None else list(dict.fromkeys(
+            r.dimension[r.benchmark == sub.benchmark.iloc[0]] if 'benchmark' in r else r.dimension))
+        out.append(dict(zip(keys, k if isinstance(k, tuple) else (k,)), **_average_row(sub, dims)))
+    return pd.DataFrame(out, columns=cols)
+
+# %% ../nbs/20_metaeval.ipynb #534a2543
 def correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('summary',), statistics:Sequence[str]=STATISTICS,
-                     n_boot:int=0, ci:float=0.95, seed:int=0, average:bool=True,
+                     n_boot:int=0, ci:float=0.95, seed:int=0, average:bool|Sequence[str]=True, min_items:int=MIN_ITEMS,
                      keys:Sequence[str]=('benchmark', 'method', 'variant', 'judge', 'dimension')) -> pd.DataFrame:
-    """Long-format correlation rows for every (benchmark, method, variant, judge, dimension) in `frame`.
+    """Long-format correlation rows for every (benchmark, method, variant, judge, dimension) in `frame`, plus `n_items, note`.
 
     `frame` needs `score, human, group_id, system_id` plus the key columns (missing keys default to
-    `default`/`none`). With `average`, each (benchmark, method, variant, judge, level, statistic) also
-    gets a row with dimension `average`: the mean over the dimensions that have a value (CIs not averaged;
-    n = those dimensions). A key whose scores are all missing gets rows with value NaN and n = 0."""
+    `default`/`none`). A value over fewer than `min_items` points is NaN (see `level_correlations`); a key whose
+    scores are all missing gets value NaN and n = 0. `average`: True (every dimension of the benchmark), a list of
+    dimensions, or False; see `dimension_average`."""
     f = frame.copy()
     for k, d in dict(benchmark='none', method='none', variant='default', judge='none', dimension='none').items():
         if k not in f.columns: f[k] = d
@@ -295,17 +364,20 @@ def correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('summary',), stat
     for key, sub in f.groupby(list(keys), sort=False):
         for lv in levels:
             r = level_correlations(sub['score'].to_numpy(float), sub['human'].to_numpy(float), sub['group_id'].to_numpy(),
-                                   sub['system_id'].to_numpy(), level=lv, statistics=statistics, n_boot=n_boot, ci=ci, seed=seed)
+                                   sub['system_id'].to_numpy(), level=lv, statistics=statistics, n_boot=n_boot, ci=ci, seed=seed,
+                                   min_items=min_items)
             for k, v in zip(keys, key): r[k] = v
             out.append(r)
-    res = pd.DataFrame(pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=CORRELATION_COLUMNS))
-    if average and len(res):
-        gk = [k for k in keys if k != 'dimension'] + ['level', 'statistic']
-        avg = res.groupby(gk, sort=False).agg(value=('value', 'mean'), n=('value', 'count'),
-                                              _k=('dimension', 'nunique')).reset_index()
-        avg = avg[avg._k > 1].drop(columns='_k').assign(dimension='average', ci_low=np.nan, ci_high=np.nan)
-        res = pd.concat([res, avg], ignore_index=True)
-    return res[CORRELATION_COLUMNS]
+    cols = CORRELATION_COLUMNS + ['n_items', 'note']
+    res = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=cols)
+    if average is not False and len(res):
+        dims = None if average is True else list(average)
+        avg = dimension_average(res, dims, [k for k in keys if k != 'dimension'] + ['level', 'statistic'])
+        if dims is None:   # a benchmark with one dimension gets no average
+            many = res.groupby('benchmark').dimension.nunique()
+            avg = avg[avg.benchmark.map(many) > 1] if 'benchmark' in avg else avg
+        res = pd.concat([res, avg.drop(columns='missing')], ignore_index=True)
+    return res[cols]
 
 # %% ../nbs/20_metaeval.ipynb #070a7033
 def records_frame(records) -> pd.DataFrame:
@@ -339,6 +411,7 @@ def krippendorff_alpha(ratings, level:str='nominal', value_domain:Sequence|None=
     kw = dict(value_domain=list(value_domain)) if value_domain is not None else {}
     return float(_kd.alpha(reliability_data=R, level_of_measurement=level, **kw))
 
+# %% ../nbs/20_metaeval.ipynb #73f83a55
 def fleiss_kappa(ratings, categories:Sequence|None=None) -> tuple[float, int]:
     "Fleiss' kappa of a (judges × units) matrix over units rated by every judge; returns (kappa, units used)."
     R = np.asarray(ratings, float)
@@ -375,6 +448,20 @@ def _pivot(frame, unit_cols, value_col, judges):
     M[jidx, u] = frame[value_col].to_numpy(float)
     return M
 
+# %% ../nbs/20_metaeval.ipynb #9807e0b9
+def agreement_average(rows:pd.DataFrame, dimensions:Sequence[str]|None=None) -> pd.DataFrame:
+    """Rows with dimension `average` per (benchmark, method, judge group, unit, statistic): the mean over `dimensions`
+    (default: every dimension in `rows`), NaN when one has no value; `n_units` summed, `n_judges` the largest."""
+    r = rows[rows.dimension != 'average']
+    dims = list(dict.fromkeys(r.dimension)) if dimensions is None else list(dimensions)
+    keys, out = ['benchmark', 'method', 'judge_group', 'unit', 'statistic'], []
+    for k, sub in r.groupby(keys, sort=False):
+        v = sub.drop_duplicates('dimension').set_index('dimension').value.reindex(dims)
+        out.append(dict(zip(keys, k), dimension='average', value=float(v.mean()) if dims and v.notna().all() else np.nan,
+                        n_judges=int(sub.n_judges.max()), n_units=int(sub.n_units.sum())))
+    return pd.DataFrame(out, columns=AGREEMENT_COLUMNS)
+
+# %% ../nbs/20_metaeval.ipynb #0ac8ada7
 def agreement_rows(frame:pd.DataFrame, groups:Mapping[str, Sequence[str]], unit:str='question',
                    value_col:str|None=None, level:str|None=None, value_domain:Sequence|None=None,
                    kappa:bool=True, average:bool=True, benchmark:str|None=None, method:str|None=None) -> pd.DataFrame:
@@ -403,25 +490,31 @@ def agreement_rows(frame:pd.DataFrame, groups:Mapping[str, Sequence[str]], unit:
                 k, nu = fleiss_kappa(R, value_domain)
                 rows.append(dict(base, statistic='fleiss_kappa', value=k, n_units=nu))
     res = pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
-    if average and res.dimension.nunique() > 1:
-        avg = res.groupby(['benchmark', 'method', 'judge_group', 'unit', 'statistic'], sort=False).agg(
-            value=('value', 'mean'), n_judges=('n_judges', 'max'), n_units=('n_units', 'sum')).reset_index()
-        res = pd.concat([res, avg.assign(dimension='average')], ignore_index=True)
+    if average and res.dimension.nunique() > 1: res = pd.concat([res, agreement_average(res)], ignore_index=True)
     return res[AGREEMENT_COLUMNS]
 
 # %% ../nbs/20_metaeval.ipynb #9ebed0a7
-def ranking_correlation(system_scores:Mapping[str, float]|pd.Series, reference:Mapping[str, float]|pd.Series) -> pd.DataFrame:
-    "Kendall tau-b and Spearman between per-system scores and a reference ranking score (e.g. Arena Elo)."
+def ranking_correlation(system_scores:Mapping[str, float]|pd.Series, reference:Mapping[str, float]|pd.Series,
+                        min_items:int|None=None) -> pd.DataFrame:
+    """Kendall tau-b and Spearman between per-system scores and a reference ranking score (e.g. Arena Elo), with `n`.
+
+    With `min_items` (a table passes `MIN_ITEMS`), a ranking of fewer systems gets value NaN and a `note`; without it the
+    value is kept (resampling loops and the method's own checks need it)."""
     a, b = pd.Series(system_scores, dtype=float), pd.Series(reference, dtype=float)
     common = a.index.intersection(b.index)
     if len(common) < 3: raise ValueError(f'only {len(common)} systems in common; need at least 3')
-    return pd.DataFrame([dict(statistic=s, value=correlation(a[common], b[common], s), n=len(common)) for s in ('kendall', 'spearman')])
+    few = min_items is not None and len(common) < min_items
+    note = {} if min_items is None else {'note': f'fewer than {min_items} systems ({len(common)})' if few else ''}
+    return pd.DataFrame([dict(statistic=s, value=np.nan if few else correlation(a[common], b[common], s), n=len(common), **note)
+                         for s in ('kendall', 'spearman')])
 
+# %% ../nbs/20_metaeval.ipynb #6af9045c
 def pairwise_outcomes(score_a, score_b, margin:float=0.1) -> np.ndarray:
     "'A' / 'B' / 'tie' from two score vectors: a tie when |a − b| ≤ margin."
     d = np.asarray(score_a, float) - np.asarray(score_b, float)
     return np.where(np.isnan(d), None, np.where(d > margin, 'A', np.where(d < -margin, 'B', 'tie')))
 
+# %% ../nbs/20_metaeval.ipynb #976c26be
 def pairwise_agreement(predicted, human) -> dict:
     """Agreement of predicted pairwise outcomes with human votes.
 

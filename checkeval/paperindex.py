@@ -15,13 +15,13 @@ from .gridstate import files_hash, judge_entry, point_code_files, state_dir
 import pandas as pd, yaml
 from .data import load_benchmark
 from .judges import DryRunJudge, FunctionJudge
-from .reporting import PLUMBING_GROUPS, SMALL_LOCAL_GROUPS
+from .reporting import N_COLUMNS, PLUMBING_GROUPS, SMALL_LOCAL_GROUPS, _counts, table_content
 from .runs import canonical_hash, evaluate
 from .gridrun import ScaledDryRun, dry_run_counts, scale_dry_run
 
 # %% auto #0
-__all__ = ['N_COLUMNS', 'SMALL_LOCAL', 'LEGEND', 'paper_items_path', 'load_paper_items', 'estimate_full_run', 'needs_note',
-           'table_n', 'item_status', 'index_lines', 'write_index']
+__all__ = ['SMALL_LOCAL', 'NO_VALUE_REASONS', 'LEGEND', 'paper_items_path', 'load_paper_items', 'estimate_full_run', 'needs_note',
+           'table_n', 'judge_content', 'no_value_reason', 'item_status', 'index_lines', 'write_index']
 
 # %% ../nbs/31f_paperindex.ipynb #45d798dd
 def paper_items_path() -> Path: return checkout_root()/'configs'/'paper_items.yaml'
@@ -29,6 +29,8 @@ def paper_items_path() -> Path: return checkout_root()/'configs'/'paper_items.ya
 def load_paper_items(path=None) -> dict:
     "The paper items file: `price_presets`, `papers`, `items`."
     return yaml.safe_load(Path(path or paper_items_path()).read_text())
+
+
 
 # %% ../nbs/31f_paperindex.ipynb #61c239f8
 def _estimates_cache() -> Path: return state_dir()/'estimates.json'
@@ -92,15 +94,6 @@ def _span(ns) -> str|None:
     ns = sorted({int(n) for n in ns if n is not None and n == n})
     return None if not ns else str(ns[0]) if len(ns) == 1 else f'{ns[0]}–{ns[-1]}'
 
-N_COLUMNS = ('n', 'n_items', 'items in run', 'items', 'scored', 'items with a score')   # where a table says on how many items
-
-def _counts(v) -> list[int]:
-    "The item counts a table cell states: 12 → [12]; '3/4' (3 of 4 scored) → [4]; '235–239' → [235, 239]."
-    t = str(v).strip()
-    if '/' in t: t = t.split('/')[-1]
-    try: return [int(float(x)) for x in re.split(r'\s*[–-]\s*', t) if x]
-    except ValueError: return []
-
 def table_n(path:Path, judge:str) -> str|None:
     "On how many items `judge`'s rows of the table at `path` stand (a number, a range 'a–b', or None when nothing records it)."
     cfg = (_file_provenance(path) or {}).get('config') or {}
@@ -140,9 +133,57 @@ def _table_has_lexical(path:Path) -> bool:
     try: return 'judge' in (df := pd.read_csv(c)).columns and (df.judge == 'none').any()
     except Exception: return False
 
+# %% ../nbs/31f_paperindex.ipynb #232dbafc
+def _table_content(path:Path) -> dict|None:
+    "What the table at `path` holds: from its provenance, else read from its CSV; None for a figure; empty when unreadable."
+    if path.suffix not in ('.md', '.csv'): return None
+    if (c := (_file_provenance(path) or {}).get('content')): return c
+    csv = path.with_suffix('.csv')
+    try: return table_content(pd.read_csv(csv))
+    except (OSError, ValueError): return {'value_columns': [], 'judges': {'*': {'values': 0, 'n': [], 'notes': ['the table has no readable CSV']}}}
+
+def judge_content(files:Sequence[Path], judge:str) -> dict|None:
+    "`judge`'s `values`, `n` and `notes` summed over the tables among `files` (rows of a table without a judge column count); None when none is a table."
+    got = [c for f in files if (c := _table_content(Path(f))) is not None]
+    if not got: return None
+    rec = {'values': 0, 'n': [], 'notes': []}
+    for c in got:
+        j = c['judges'].get(judge) or c['judges'].get('*') or {'notes': [f'no row of {judge}']}
+        rec['values'] += j.get('values', 0); rec['n'] += j.get('n', []); rec['notes'] += j.get('notes', [])
+    return dict(rec, n=sorted(set(rec['n'])), notes=list(dict.fromkeys(rec['notes'])))
+
+# %% ../nbs/31f_paperindex.ipynb #8848d3c7
+NO_VALUE_REASONS = (('no scored item', 'no scored item'), ('no readable csv', 'no readable table'), ('constant', 'constant answers'),
+                    ('fewer than', 'fewer than {m} scored items'), ('dimension missing', 'dimension missing'), ('missing:', 'dimension missing'))
+
+def no_value_reason(rec:dict, min_items:int|None=None) -> str:
+    "Why a judge's tables hold no number, from their notes (see `NO_VALUE_REASONS`), else from how few items they rest on."
+    from checkeval.metaeval import MIN_ITEMS
+    m = MIN_ITEMS if min_items is None else min_items
+    text = ' '.join(rec.get('notes') or []).lower()
+    kinds = list(dict.fromkeys(label.format(m=m) for pat, label in NO_VALUE_REASONS if pat in text))
+    ns = rec.get('n') or []
+    if not any(k.startswith('fewer') for k in kinds) and ns and max(ns) < m: kinds.append(f'fewer than {m} scored items')
+    kinds = [f"{k} (n = {_span(ns)})" if k.startswith('fewer') and ns else k for k in kinds]
+    return '; '.join(kinds) or 'the table holds no number' + (f' (n = {_span(ns)})' if ns else '')
+
 # %% ../nbs/31f_paperindex.ipynb #1d878ad4
+def _judge_status(judges:Sequence[str], files:list[Path], small:bool) -> tuple[str|None, str]:
+    "(status, detail) from what the tables among `files` hold for `judges`; status None when none of them is a table (figures)."
+    recs = {j: judge_content(files, j) for j in judges}
+    if all(r is None for r in recs.values()): return None, ''
+    who = (lambda j: j) if small else (lambda j: f'judge {j}')
+    made = [j for j, r in recs.items() if r and r['values']]
+    if made:
+        st = '; '.join(f"produced by {who(j)} on {_span(recs[j]['n'])} items" if recs[j]['n'] else f'produced by {who(j)} (n not recorded)' for j in made)
+        rest = [j for j in judges if j not in made]
+        return st, f" No number from {', '.join(rest)}." if rest else ''
+    merged = {'n': [n for r in recs.values() if r for n in r['n']], 'notes': [x for r in recs.values() if r for x in r['notes']]}
+    notes = '; '.join(dict.fromkeys(merged['notes']))
+    return f'built, no value: {no_value_reason(merged)}', f" (table notes: {notes[:300]}{'…' if len(notes) > 300 else ''})" if notes else ''
+
 def _built_status(item:dict, files:list[Path], waits:str, needs:dict) -> tuple[str, str]:
-    "(status, detail) of an item whose files are all there, from their provenance."
+    "(status, detail) of an item whose files are all there: from what its tables hold, and their provenance (which judges)."
     judges, source = _judges_of(_file_provenance(files[0]))
     todo = f" Not built yet: {item['todo']}." if item.get('todo') else ''
     lex = ' The judge-free rows (lexical baselines, judge `none`, full benchmark) are results.' if _table_has_lexical(files[0]) else ''
@@ -150,13 +191,17 @@ def _built_status(item:dict, files:list[Path], waits:str, needs:dict) -> tuple[s
     if source in ('recorded', 'catalog') or (not judges and not needs):
         return 'reproduced from recorded data', ' '.join(s for s in [item.get('source', ''), f"(judge outputs released by the authors: {', '.join(judges)})" if judges else ''] if s)
     real = [j for j in judges if not _is_plumbing(j) and not _is_small(j)]
-    if real: return f"produced by judge {', '.join(real)}", (item.get('partial') or '') + (f' More judges: {waits}.' if waits and needs.get('more') else '')
     small = [j for j in judges if _is_small(j)]
-    if small:
-        ns = {j: next((n for f in files if (n := table_n(f, j)) is not None), None) for j in small}
-        st = '; '.join(f"produced by {j} on {ns[j]} items" if ns[j] else f"produced by {j} (n not recorded)" for j in small)
-        what = ', '.join(SMALL_LOCAL.get(j, f'{j}, a small local judge') for j in small)
-        return st, f"The output of {what}: real model output on a small seeded sample, not the paper's result.{lex}{more}{todo}"
+    if real or small:
+        st, extra = _judge_status(real or small, files, not real)
+        what = ', '.join(real) if real else ', '.join(SMALL_LOCAL.get(j, f'{j}, a small local judge') for j in small)
+        if st is not None and st.startswith('built, no value'):
+            return st, f"Built from runs of {what}, but its tables hold no number from it{extra}.{lex}{more}{todo}"
+        if real: return st or f"produced by judge {', '.join(real)}", (item.get('partial') or '') + extra + (f' More judges: {waits}.' if waits and needs.get('more') else '')
+        if st is None:   # figures only: the provenance and the runs say on how many items
+            ns = {j: next((n for f in files if (n := table_n(f, j)) is not None), None) for j in small}
+            st = '; '.join(f"produced by {j} on {ns[j]} items" if ns[j] else f"produced by {j} (n not recorded)" for j in small)
+        return st, f"The output of {what}: real model output on a small seeded sample, not the paper's result.{extra}{lex}{more}{todo}"
     if judges: return 'not built (tiny judge only)', f'the only LLM rows come from the random-weight tiny judge, which builds no table: rerun the grid with smollm2.{lex}{more}{todo}'
     if waits: return 'partly reproduced (no judge yet)', f'the judge-free rows (lexical baselines) are computed;{more}'
     return 'reproduced from recorded data', item.get('source', source or '')
@@ -180,15 +225,18 @@ def item_status(item:dict, presets:dict, estimate:bool=True, notes=None, root=No
 
 # %% ../nbs/31f_paperindex.ipynb #0393e260
 LEGEND = ('Statuses: *reproduced from recorded data* (released judgments or human annotations, no judge run here) · '
-          '*produced by judge X* · *produced by smollm2 on n items* (the built-in SmolLM2-135M-Instruct, a 135M small local judge, '
-          "on a small seeded sample: real model output, not the paper's result; the details name the judges it waits for) · "
+          '*produced by judge X on n items* · *produced by smollm2 on n items* (the built-in SmolLM2-135M-Instruct, a 135M small local judge, '
+          "on a small seeded sample: real model output, not the paper's result; the details name the judges it waits for); "
+          'produced means the tables hold at least one number from that judge, n counts the items behind them · '
+          '*built, no value: why* (the judge\'s runs built the table but it holds no number from it: no scored item, constant answers, '
+          'fewer than 10 scored items (no correlation is printed over fewer), a dimension missing) · '
           '*waits for judges* (which, the command, the estimated cost in the notes) · *not reproducible* (why) · '
           '*…; differs from the paper* (how it differs).')
 
 def _category(status:str) -> str:
     "The summary row a status counts in."
     if status.endswith('differs from the paper'): return 'differs from the paper'
-    for k in ('produced by judge', 'produced by smollm2'):
+    for k in ('produced by judge', 'produced by smollm2', 'built, no value'):
         if status.startswith(k): return k
     return status
 

@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/reporting.html.md"""
 
 # %% ../nbs/30_reporting.ipynb #de7923c5
 from __future__ import annotations
-import json, os
+import json, os, re
 from pathlib import Path
 import pandas as pd
 from typing import Sequence
@@ -14,12 +14,13 @@ from .core import DataError, read_jsonl
 from .settings import figures_dir
 
 # %% auto #0
-__all__ = ['FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'CORRELATION_KEYS', 'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS',
-           'PLUMBING_GROUPS', 'SMALL_LOCAL_GROUPS', 'JUDGE_BOOTSTRAP', 'figures_root', 'to_markdown', 'write_table',
-           'save_figure', 'figure_footer', 'no_data_figure', 'datasets_table', 'plot_human_scores',
-           'write_dataset_outputs', 'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'scores_with_human',
-           'paper_dir', 'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long',
-           'run_parse_rates', 'correlation_table', 'safe_correlation_rows']
+__all__ = ['N_COLUMNS', 'FACT_COLUMN', 'CORRELATION_COLUMN', 'FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'CORRELATION_KEYS',
+           'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS', 'PLUMBING_GROUPS', 'SMALL_LOCAL_GROUPS', 'JUDGE_BOOTSTRAP',
+           'figures_root', 'to_markdown', 'value_columns', 'table_content', 'write_table', 'save_figure',
+           'figure_footer', 'no_data_figure', 'datasets_table', 'plot_human_scores', 'write_dataset_outputs',
+           'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'scores_with_human', 'paper_dir',
+           'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long', 'run_parse_rates',
+           'correlation_table', 'safe_correlation_rows']
 
 # %% ../nbs/30_reporting.ipynb #e6cac62a
 def figures_root() -> Path:
@@ -36,6 +37,63 @@ def to_markdown(df:pd.DataFrame, floatfmt:str='.3f') -> str:
     lines += ['| ' + ' | '.join(cell(v) for v in row) + ' |' for row in df.itertuples(index=False)]
     return '\n'.join(lines) + '\n'
 
+# %% ../nbs/30_reporting.ipynb #76dbaca1
+N_COLUMNS = ('n', 'n_items', 'items in run', 'items', 'scored', 'items with a score', 'n_x', 'n_y')   # where a table says on how many items
+FACT_COLUMN = re.compile(r'^(n|n[ _(].*|.*\bn|items.*|.*items?\b.*|scored|rating-scored|documents|members|dimensions|components|level|'
+                         r'n\d+|threshold.*|queries_dropped|runs with a value|seed|.*rate|.*95% ci|ci_low|ci_high|.*_models|.*_no|missing|note|'
+                         r'setup|paper.*|published.*|printed.*|holds)$', re.I)
+CORRELATION_COLUMN = re.compile(r'(ρ|τ|(^|\s)r$|pearson|spearman|kendall|^rho$|^tau$|^value$)', re.I)
+
+def _counts(v) -> list[int]:
+    "The item counts a table cell states: 12 → [12]; '3/4' (3 of 4 scored) → [4]; '235–239' → [235, 239]; '4/4/4' → [4]."
+    t = str(v).strip()
+    if '/' in t: t = t.split('/')[-1]
+    try: return [int(float(x)) for x in re.split(r'\s*[–-]\s*', t) if x]
+    except ValueError: return []
+
+# %% ../nbs/30_reporting.ipynb #6e76ea66
+def value_columns(df:pd.DataFrame) -> list[str]:
+    "The columns of `df` that hold results (see above)."
+    if df.attrs.get('value_columns'): return [c for c in df.attrs['value_columns'] if c in df.columns]
+    num = lambda s: pd.api.types.is_numeric_dtype(s) or pd.to_numeric(s, errors='coerce').notna().sum() >= s.notna().sum() > 0
+    name = lambda c: re.sub(r'\.\d+$', '', str(c).strip())   # pandas reads a repeated header `n` as `n.1`
+    return [c for c in df.columns if not FACT_COLUMN.match(name(c)) and name(c) not in ('judge', 'evaluator') and num(df[c])]
+
+# %% ../nbs/30_reporting.ipynb #1ef785c1
+def _row_n(row) -> int|None:
+    cols = [c for c in row.index if re.sub(r'\.\d+$', '', str(c)) in N_COLUMNS or str(c).startswith('n (')]
+    ns = [x for c in cols if pd.notna(row[c]) for x in _counts(row[c])]
+    return max(ns) if ns else None
+
+def table_content(df:pd.DataFrame, min_items:int|None=None) -> dict:
+    """Per judge of `df`: `values` (value cells holding a number), `n` (items behind them: a sorted list), `notes` (why
+    cells are empty), plus the `value_columns` read. Rows of judge `none` or empty count as judge `none`."""
+    from checkeval.metaeval import MIN_ITEMS
+    names, seen = [], {}
+    for c in map(str, df.columns):
+        k = seen[c] = seen.get(c, -1) + 1
+        names.append(f'{c}.{k}' if k else c)
+    df = df.set_axis(names, axis=1).copy()   # repeated headers (`n` twice) named as pandas reads them back: `n`, `n.1`
+    min_items, vcols = MIN_ITEMS if min_items is None else min_items, value_columns(df)
+    jc = next((c for c in ('judge', 'evaluator') if c in df.columns), None)
+    judges = df[jc].astype(str).str.split().str[0].fillna('none').replace({'nan': 'none', '': 'none'}) if jc else pd.Series('*', df.index)
+    out = {}
+    for j, rows in df.groupby(judges, sort=True):
+        rec, n_all = out.setdefault(str(j), {'values': 0, 'n': [], 'notes': []}), []
+        for _, row in rows.iterrows():
+            n = _row_n(row)
+            vals = [c for c in vcols if pd.notna(pd.to_numeric(row[c], errors='coerce'))]
+            if n is not None and n < min_items and (corr := [c for c in vals if CORRELATION_COLUMN.search(str(c))]):
+                rec['notes'].append(f'fewer than {min_items} scored items ({n})')
+                vals = [c for c in vals if c not in corr]
+            rec['values'] += len(vals)
+            if n is not None: (rec['n'] if vals else n_all).append(n)
+            rec['notes'] += [f'missing: {row[c]}' if c == 'missing' else str(row[c]) for c in ('note', 'missing')
+                             if c in row.index and isinstance(row[c], str) and row[c].strip()]
+        rec['n'] = sorted(set(rec['n'] or n_all)); rec['notes'] = list(dict.fromkeys(rec['notes']))   # n: behind the values, else all rows
+    return {'value_columns': vcols, 'judges': out}
+
+# %% ../nbs/30_reporting.ipynb #003b8022
 FLOAT_FORMAT = '%.6g'                   # every float a table file prints: 6 significant digits (no last-digit noise)
 VOLATILE_PROVENANCE = ('git', 'time')   # differ between two reproductions of the same content: kept out of tracked files
 
@@ -52,14 +110,16 @@ def _write_provenance(out:Path, name:str, provenance:dict):
         full.parent.mkdir(parents=True, exist_ok=True); full.write_text(json.dumps(provenance, indent=1, default=str) + '\n')
 
 def write_table(df:pd.DataFrame, name:str, out_dir=None, title:str|None=None, note:str|None=None, provenance:dict|None=None) -> Path:
-    "Write `df` as `<name>.csv` (floats to 6 significant digits) and `<name>.md` (with title and note) under `out_dir` (default `figures/tables`)."
+    """Write `df` as `<name>.csv` (floats to 6 significant digits) and `<name>.md` (with title and note) under `out_dir` (default
+    `figures/tables`); with `provenance`, also `<name>.provenance.json`, which records what the table holds (`table_content`)."""
     out = Path(out_dir or figures_root()/'tables'); out.mkdir(parents=True, exist_ok=True)
     df.to_csv(out/f'{name}.csv', index=False, float_format=FLOAT_FORMAT)
     md = (f'# {title}\n\n' if title else '') + (f'{note}\n\n' if note else '') + to_markdown(df)
     (out/f'{name}.md').write_text(md)
-    if provenance is not None: _write_provenance(out, name, provenance)
+    if provenance is not None: _write_provenance(out, name, {**provenance, 'content': table_content(df)})
     return out/f'{name}.csv'
 
+# %% ../nbs/30_reporting.ipynb #49487c10
 def save_figure(fig, name:str, out_dir=None, provenance:dict|None=None) -> Path:
     "Save a matplotlib figure as `<name>.png` and `<name>.pdf`, with provenance beside it; the same figure gives the same bytes (no date, no software version)."
     out = Path(out_dir or figures_root()); out.mkdir(parents=True, exist_ok=True)
@@ -78,6 +138,7 @@ def figure_footer(fig, judges=(), source:str='', n=None):
     fig.text(0.5, 0, text, ha='center', va='top', fontsize=7, color='#444444')
     return text
 
+# %% ../nbs/30_reporting.ipynb #42f3f55e
 def no_data_figure(title:str, why:str, judges=(), source:str='', figsize=(7, 1.8)):
     "One panel that says `no data: <why>` under `title` (no axes, no legend)."
     import matplotlib.pyplot as plt
@@ -194,6 +255,7 @@ def run_metas(root=None, benchmark:str|None=None, method:str|None=None) -> pd.Da
     return pd.DataFrame(rows, columns=['benchmark', 'method', 'judge', 'variant', 'run_key', 'group', 'n_items', 'n_answers',
                                        'parse_failure_rate', 'path', 'git', 'config_hash', 'time'])
 
+# %% ../nbs/30_reporting.ipynb #d0d5cbab
 def judges_note(judges, groups:dict|None=None) -> str:
     "A sentence naming the judges behind a table, flagging plumbing-only judges."
     judges = sorted(set(judges))
@@ -263,6 +325,7 @@ def paper_provenance(paper:str, name:str, judges=(), source:str='runs', runs:pd.
     if runs is not None and len(runs): cfg['runs'] = sorted(set(runs['path'])) if 'path' in runs else []
     return provenance(cfg)
 
+# %% ../nbs/30_reporting.ipynb #541c4960
 def save_paper_table(df:pd.DataFrame, paper:str, name:str, title:str, note:str='', judges=(), source:str='runs', **extra) -> Path:
     "Write a paper table as CSV + Markdown under `figures/<paper>/tables/`, saying which judges produced it."
     full = ' '.join(s for s in [note, judges_note([j for j in judges if j not in (None, 'none')])
@@ -270,10 +333,12 @@ def save_paper_table(df:pd.DataFrame, paper:str, name:str, title:str, note:str='
     return write_table(df, name, paper_dir(paper)/'tables', title=title, note=full,
                        provenance=paper_provenance(paper, name, judges, source, **extra))
 
+# %% ../nbs/30_reporting.ipynb #cc3b0f23
 def save_paper_figure(fig, paper:str, name:str, judges=(), source:str='runs', **extra) -> Path:
     "Save a paper figure as PNG + PDF under `figures/<paper>/` with its provenance (which judges, from what)."
     return save_figure(fig, name, paper_dir(paper), provenance=paper_provenance(paper, name, judges, source, **extra))
 
+# %% ../nbs/30_reporting.ipynb #b97617b3
 def save_paper_long(rows:pd.DataFrame, paper:str, kind:str='correlations') -> Path|None:
     """Merge long rows into the paper's own `figures/<paper>/<kind>.csv` (replacing its earlier rows) and into
     `figures/tables/<kind>.csv`, where a row another writer already put there (e.g. lexical rows with bootstrap CIs) wins."""
@@ -297,18 +362,63 @@ def run_parse_rates(root=None) -> pd.DataFrame:
     df = pd.DataFrame(rows).groupby(cols[:4], as_index=False)[['answers', 'parsed']].sum()
     return df.assign(parse_rate=lambda d: (d.parsed/d.answers.where(d.answers > 0)).round(4))[cols]
 
+# %% ../nbs/30_reporting.ipynb #36e9b9eb
+def _row_notes(r:pd.DataFrame, t:pd.DataFrame, key:list[str], cols:list[str]) -> list[str]:
+    "Per table row: why its empty cells are empty (dimensions grouped by reason) and what its average averages."
+    have = r.set_index(key + ['col'])
+    has_note = 'note' in have.columns
+    out = []
+    for k in t.index:
+        why: dict = {}
+        for c in cols:
+            dim = c.rsplit(' ', 1)[0]
+            if (*k, c) not in have.index:
+                if dim != 'average': why.setdefault('dimension missing', []).append(dim)
+                continue
+            row = have.loc[(*k, c)]
+            note = row['note'] if has_note and isinstance(row['note'], str) else ''
+            if dim == 'average':
+                if note: why.setdefault(f'average: {note}', [])   # what it averages, or why it is empty
+            elif pd.isna(row['value']): why.setdefault(note or 'no value', []).append(dim)
+        out.append('; '.join(f"{', '.join(dict.fromkeys(d))}: {w}" if d else w for w, d in why.items()))
+    return out
+
 # %% ../nbs/30_reporting.ipynb #e3db113c
 def _span(ns) -> str|int|None:
     ns = sorted({int(x) for x in ns if pd.notna(x)})
     return None if not ns else ns[0] if len(ns) == 1 else f'{ns[0]}–{ns[-1]}'
 
+def _with_facts(t:pd.DataFrame, r:pd.DataFrame, key:list[str], cols:list[str], digits:int, root) -> pd.DataFrame:
+    "`n` (items), `parse rate`, 95 % CIs and notes beside the value columns of a correlation table."
+    per_item = r[r.dimension != 'average'] if (r.dimension != 'average').any() else r
+    ncol = 'n_items' if 'n_items' in per_item and per_item.n_items.notna().all() else 'n'
+    t['n'] = per_item.groupby(key)[ncol].agg(_span).reindex(t.index)
+    pr = run_parse_rates(root)
+    pr = pr[pr.benchmark.isin(set(r.benchmark))] if 'benchmark' in r and len(pr) else pr
+    if len(pr):
+        agg = pr.groupby(key)[['answers', 'parsed']].sum()
+        rate = (agg.parsed/agg.answers.where(agg.answers > 0)).round(3)
+        t['parse rate'] = rate.reindex(t.index).where([j != 'none' for j in t.index.get_level_values('judge')])
+    else: t['parse rate'] = float('nan')
+    if {'ci_low', 'ci_high'} <= set(r.columns) and r.ci_low.notna().any():
+        ci = r.assign(ci=[f'[{lo:.{digits}f}, {hi:.{digits}f}]' if pd.notna(lo) and pd.notna(hi) else None
+                          for lo, hi in zip(r.ci_low, r.ci_high)]).set_index(key + ['col']).ci.unstack('col')
+        for c in cols:
+            if c in ci.columns and ci[c].notna().any(): t[f'{c} 95% CI'] = ci[c].reindex(t.index)
+    notes = _row_notes(r, t, key, cols)
+    if any(notes): t['note'] = notes
+    return t
+
+# %% ../nbs/30_reporting.ipynb #861bdca9
 def correlation_table(rows:pd.DataFrame, stats:Sequence[str], dims:Sequence[str]|None=None, digits:int=3,
                       facts:bool=True, root=None) -> pd.DataFrame:
     """A paper-shaped table from long rows: one row per (judge, method, variant), columns `<dimension> <statistic>`.
 
-    With `facts`, each row also shows `n` (items behind its correlations; a range when they differ), the judge's
-    `parse rate` over the runs behind the row (from the run records under `root`; empty for judge-free rows) and,
-    where the rows carry bootstrap intervals, a `<column> 95% CI` column per value column."""
+    With `facts`, each row also shows `n` (items behind its correlations, `n_items` where the rows carry it; a range
+    when they differ), the judge's `parse rate` over the runs behind the row (from the run records under `root`; empty
+    for judge-free rows), a `<column> 95% CI` column per value column where the rows carry bootstrap intervals, and a
+    `note` where a cell is empty (why) or an average is shown (over which dimensions). `attrs['value_columns']` names
+    the value columns (`table_content`)."""
     r = rows[rows.statistic.isin(list(stats))]
     if dims is not None: r = r[r.dimension.isin(list(dims))]
     if r.empty: return pd.DataFrame()
@@ -320,37 +430,38 @@ def correlation_table(rows:pd.DataFrame, stats:Sequence[str], dims:Sequence[str]
     order = [f'{d} {sym.get(s, s)}' for d in (list(dims) if dims is not None else list(dict.fromkeys(r.dimension))) for s in stats]
     cols = [c for c in order if c in t.columns]
     t = t.reindex(columns=cols).round(digits)
-    if facts:
-        per_item = r[r.dimension != 'average'] if (r.dimension != 'average').any() else r
-        t['n'] = per_item.groupby(key).n.agg(_span).reindex(t.index)
-        pr = run_parse_rates(root)
-        pr = pr[pr.benchmark.isin(set(r.benchmark))] if 'benchmark' in r and len(pr) else pr
-        if len(pr):
-            agg = pr.groupby(key)[['answers', 'parsed']].sum()
-            rate = (agg.parsed/agg.answers.where(agg.answers > 0)).round(3)
-            t['parse rate'] = rate.reindex(t.index).where([j != 'none' for j in t.index.get_level_values('judge')])
-        else: t['parse rate'] = float('nan')
-        if {'ci_low', 'ci_high'} <= set(r.columns) and r.ci_low.notna().any():
-            ci = r.assign(ci=[f'[{lo:.{digits}f}, {hi:.{digits}f}]' if pd.notna(lo) and pd.notna(hi) else None
-                              for lo, hi in zip(r.ci_low, r.ci_high)]).set_index(key + ['col']).ci.unstack('col')
-            for c in cols:
-                if c in ci.columns and ci[c].notna().any(): t[f'{c} 95% CI'] = ci[c].reindex(t.index)
+    if facts: t = _with_facts(t, r, key, cols, digits, root)
     t = t.reset_index()
     t.columns.name = None
+    t.attrs['value_columns'] = cols
     return t
 
 # %% ../nbs/30_reporting.ipynb #56c48756
 JUDGE_BOOTSTRAP = 1000   # resamples for the 95 % CI of every judge row (judge-free rows: the caller's n_boot, default none)
 
-def safe_correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('sample',), statistics:Sequence[str]=('spearman',), min_n:int=3,
-                          n_boot:int|None=None, **kw) -> pd.DataFrame:
-    """`metaeval.correlation_rows` over the rows with both scores, plus empty rows (n = valid pairs) for runs with fewer than `min_n`.
+def _few_rows(frame:pd.DataFrame, keys:list[str], counts:pd.Series, enough, levels, statistics, min_n:int) -> pd.DataFrame:
+    "Empty rows (value NaN, n = pairs, a note) for the keys of `frame` with fewer than `min_n` complete pairs."
+    few = frame[keys].drop_duplicates()
+    few = few[~few.set_index(keys).index.isin(enough)]
+    rows = []
+    for _, r in few.iterrows():
+        k = int(counts.get(tuple(r[c] for c in keys), 0))
+        note = 'no scored item' if k == 0 else f'fewer than {min_n} scored items ({k})'
+        rows += [dict(**r, level=lv, statistic=s, value=float('nan'), ci_low=float('nan'), ci_high=float('nan'), n=k, n_items=k, note=note)
+                 for lv in levels for s in statistics]
+    return pd.DataFrame(rows)
+
+def safe_correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('sample',), statistics:Sequence[str]=('spearman',), min_n:int|None=None,
+                          n_boot:int|None=None, average:bool|Sequence[str]=True, **kw) -> pd.DataFrame:
+    """`metaeval.correlation_rows` (with `n_items`, `note`) over the rows with both scores, plus empty rows for keys with fewer
+    than `min_n` pairs (default `MIN_ITEMS`), and the dimension averages over the whole frame (`average`, see `dimension_average`).
 
     Rows of a judge get a seeded bootstrap 95 % CI (`n_boot`, default `JUDGE_BOOTSTRAP` resamples); judge-free rows
     (judge `none`, e.g. lexical metrics over a whole benchmark) get one only when `n_boot` is given."""
-    from checkeval.metaeval import correlation_rows, CORRELATION_COLUMNS
-    if frame is None or not len(frame): return pd.DataFrame(columns=CORRELATION_COLUMNS)
-    keys = ['benchmark', 'method', 'variant', 'judge', 'dimension']
+    from checkeval.metaeval import correlation_rows, dimension_average, CORRELATION_COLUMNS, MIN_ITEMS
+    cols = CORRELATION_COLUMNS + ['n_items', 'note']
+    if frame is None or not len(frame): return pd.DataFrame(columns=cols)
+    min_n, keys = MIN_ITEMS if min_n is None else min_n, ['benchmark', 'method', 'variant', 'judge', 'dimension']
     ok = frame[frame.score.notna() & frame.human.notna()]
     counts = ok.groupby(keys).size()
     enough = counts[counts >= min_n].index
@@ -358,12 +469,10 @@ def safe_correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('sample',), 
     res = []
     for free, part in good.groupby(good.judge == 'none') if len(good) else []:
         nb = (n_boot or 0) if free else (JUDGE_BOOTSTRAP if n_boot is None else n_boot)
-        res.append(correlation_rows(part, levels=levels, statistics=statistics, n_boot=nb, **kw))
-    few = frame[keys].drop_duplicates()
-    few = few[~few.set_index(keys).index.isin(enough)]
-    if len(few):
-        n = few.apply(lambda r: int(counts.get(tuple(r[k] for k in keys), 0)), axis=1)
-        res.append(pd.DataFrame([dict(**r, level=lv, statistic=s, value=float('nan'), ci_low=float('nan'), ci_high=float('nan'), n=int(k))
-                                 for (_, r), k in zip(few.iterrows(), n) for lv in levels for s in statistics]))
-    out = pd.concat(res, ignore_index=True) if res else pd.DataFrame(columns=CORRELATION_COLUMNS)
-    return out[CORRELATION_COLUMNS]
+        res.append(correlation_rows(part, levels=levels, statistics=statistics, n_boot=nb, average=False, min_items=min_n, **kw))
+    res.append(_few_rows(frame, keys, counts, enough, levels, statistics, min_n))
+    out = pd.concat([x for x in res if len(x)], ignore_index=True) if any(len(x) for x in res) else pd.DataFrame(columns=cols)
+    if average is not False and out.dimension.nunique() > 1:
+        avg = dimension_average(out, None if average is True else list(average))
+        out = pd.concat([out, avg.drop(columns='missing')], ignore_index=True)
+    return out[cols]

@@ -16,14 +16,14 @@ def synth(n_docs=60, n_sys=8, seed=0, noise=1.0):
 def test_bootstrap_matches_explicit_resampling(level):
     "Vectorised bootstrap == recomputing the statistic on explicitly resampled data (same resamples)."
     df = synth()
-    res = level_correlations(df.score, df.human, df.group_id, df.system_id, level=level, n_boot=40, seed=3)
+    res = level_correlations(df.score, df.human, df.group_id, df.system_id, level=level, n_boot=40, seed=3, min_items=0)   # 8 systems: below MIN_ITEMS
     from checkeval.metaeval import _boot_group_weights
     W = _boot_group_weights(60, 40, np.random.default_rng(3))
     boots = {s: [] for s in ('pearson', 'spearman', 'kendall')}
     for b in range(40):
         parts = [df[df.group_id == g].assign(group_id=f'{g}-{k}') for g in range(60) for k in range(int(W[b, g]))]
         rs = pd.concat(parts)
-        r = level_correlations(rs.score, rs.human, rs.group_id, rs.system_id, level=level)
+        r = level_correlations(rs.score, rs.human, rs.group_id, rs.system_id, level=level, min_items=0)
         for s, v in zip(r.statistic, r.value): boots[s].append(v)
     for s in boots:
         lo, hi = np.quantile(boots[s], [0.025, 0.975])

@@ -160,6 +160,7 @@ def _parse_topical_chat(path, name):
                         output=get_field(r, 'system_output', str, path, ln), scores=scores_of(r, dims, path, ln)))
     return res
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #d30acbbe
 def _parse_qags(path, name):
     dims = BENCHMARKS[name].dimension_names; res = []
     for ln,r in jsonl_rows(path):
@@ -181,6 +182,7 @@ def _parse_hanna(path, name):
                         scores=scores_of(r, dims, path, ln, key=None), meta=meta))
     return res
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #23603507
 def _parse_legal(path, name):
     res = []
     for ln,r in jsonl_rows(path):
@@ -207,6 +209,7 @@ def _parse_newsroom(path, name):
                         output=get_field(r, 'system_output', str, path, ln), scores=scores_of(r, dims, path, ln), meta={'position': k}))
     return res
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #d3268ed9
 def _parse_ellipse(path, name):
     dims = BENCHMARKS[name].dimension_names; res = []
     try:
@@ -228,6 +231,7 @@ def _parse_ellipse(path, name):
     except (csv.Error, UnicodeDecodeError) as e: raise DataError(f'invalid CSV: {e}', path) from None
     return res
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #51f0e3a2
 MT_BENCH_REFERENCES = 'benchmarks/mt_bench/reference_answer_gpt-4.jsonl'
 
 def _parse_mt_bench(path, name):
@@ -246,6 +250,7 @@ def _parse_mt_bench(path, name):
                                          'question_reference': get_field(r, 'reference', list, path, ln, default=None)}))
     return res
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #234718bf
 _PARSERS = {  # the benchmarks of this module: name → parser of its one file
     'summeval': _parse_summeval, 'topical_chat': _parse_topical_chat, 'qags_cnndm': _parse_qags, 'qags_xsum': _parse_qags,
             'hanna': _parse_hanna, 'legal_sts': _parse_legal, 'sfres': _parse_data2text, 'sfhot': _parse_data2text,
@@ -277,6 +282,7 @@ def _load_items(name:str, stamps:tuple) -> tuple:
     return tuple(items)
 _CACHED.append(_load_items)
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #3d43cbb2
 def benchmark_paths(name:str) -> list[Path]:
     "The local files benchmark `name` is read from: catalogued files resolved (and checked), or the files of its export."
     info = benchmark_info(name)
@@ -289,6 +295,7 @@ def benchmark_files(name:str) -> dict[str, str]:
     if info.source == 'catalog': return {f: catalog_entry(f).sha256 for f in _READERS[info.name][0](info)}
     return {str(p): sha256_file(p) for p in benchmark_paths(name)}
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #a74b0b3e
 def load_benchmark(name:str, limit:int|None=None, dimensions:list[str]|None=None) -> list[Item]:
     "Items of a benchmark in file order (the first `limit`), optionally keeping only some score `dimensions`."
     info = benchmark_info(name)
