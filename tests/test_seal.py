@@ -411,16 +411,20 @@ def test_seal_caps_a_judge_that_cannot_stop_and_says_so():
 
 
 def test_seal_table_averages_name_the_dimensions_they_average():
-    "Issue 27: an average over the dimensions that have a correlation says which; one with none is empty, not a number."
+    "Issue 26/27: Tables 10 and 11 average over all four dimensions or not at all, and the note names them (or the missing one)."
     import pandas as pd
-    from checkeval.methods.seal_tables import dimension_average
+    from checkeval.methods.seal_tables import average_table, runs_table
+    dims = ['coherence', 'fluency', 'consistency', 'relevance']
     rows = pd.DataFrame({'judge': 'j', 'method': ['seal'] * 4 + ['geval'] * 4, 'variant': 'default', 'level': 'summary', 'statistic': 'kendall',
-                         'dimension': ['coherence', 'fluency', 'consistency', 'relevance'] * 2,
-                         'value': [0.1, None, 0.3, None, None, None, None, None]})
-    av = dimension_average(rows).set_index('method')
-    assert av.loc['seal', 'value'] == pytest.approx(0.2) and av.loc['seal', 'dimensions'] == 'coherence, consistency'
-    assert av.loc['seal', 'n_dimensions'] == 2 and math.isnan(av.loc['geval', 'value'])
-    assert av.loc['geval', 'dimensions'] == 'none of coherence, fluency, consistency, relevance'
+                         'dimension': dims * 2, 'value': [0.1, None, 0.3, None, 0.2, 0.4, 0.6, 0.8], 'n': 12, 'n_items': 12,
+                         'note': ['', 'constant judge scores (12 items)', '', 'fewer than 10 scored items (9)', '', '', '', '']})
+    av = average_table(rows, dims, ['kendall']).set_index('method')
+    assert math.isnan(av.loc['seal', 'τ']) and 'fluency (constant judge scores (12 items))' in av.loc['seal', 'note']
+    assert av.loc['geval', 'τ'] == pytest.approx(0.5) and av.loc['geval', 'note'] == 'mean of ' + ', '.join(dims) and av.loc['geval', 'n'] == 12
+    three = pd.concat([rows.assign(variant=f's{k}') for k in (1, 2, 3)], ignore_index=True)
+    t = runs_table(three, dims, {'s1': 1, 's2': 2, 's3': 3}, ['kendall']).set_index('method')
+    assert math.isnan(t.loc['seal', 'τ mean']) and t.loc['seal', 'runs with a value'] == '0/3'   # not the mean of two dimensions
+    assert t.loc['geval', 'τ mean'] == pytest.approx(0.5) and t.loc['geval', 'τ std'] == 0 and t.loc['geval', 'n'] == 12
 
 
 def test_sentence_threshold_share_of_summeval():

@@ -11,9 +11,9 @@ import pandas as pd
 from ..core import Answer
 
 # %% auto #0
-__all__ = ['STAGE_NAMES', 'COST_VALUES', 'AVERAGE_KEYS', 'SEAL_BASELINES_NOT_RUN', 'requests_from_answers', 'request_costs',
-           'stage_costs', 'answer_costs', 'holistic_share', 'sentence_threshold_share', 'dimension_average',
-           'baselines_not_run']
+__all__ = ['STAGE_NAMES', 'COST_VALUES', 'STAT_SYMBOLS', 'RUN_KEYS', 'SEAL_BASELINES_NOT_RUN', 'requests_from_answers',
+           'request_costs', 'stage_costs', 'answer_costs', 'holistic_share', 'sentence_threshold_share',
+           'average_table', 'runs_table', 'baselines_not_run']
 
 # %% ../../nbs/13b_seal_tables.ipynb #836b64a2
 STAGE_NAMES = {'decompose': 'stage 1', 'verify': 'stage 2 & 3', 'rate': 'stage 2 & 3'}
@@ -111,19 +111,49 @@ def sentence_threshold_share(items, thresholds:Sequence[int]=(2, 3, 4, 5)) -> pd
                           'share': float((counts < n).mean()) if len(counts) else float('nan')} for n in thresholds])
 
 # %% ../../nbs/13b_seal_tables.ipynb #1da86841
-AVERAGE_KEYS = ('judge', 'method', 'variant', 'level', 'statistic')
+from ..metaeval import dimension_average
+STAT_SYMBOLS = {'pearson': 'r', 'spearman': 'ρ', 'kendall': 'τ'}
+RUN_KEYS = ('method', 'variant', 'judge', 'level', 'statistic')   # one run = one variant
 
-def dimension_average(rows:pd.DataFrame, keys:Sequence[str]=AVERAGE_KEYS) -> pd.DataFrame:
-    "One 'average' row per `keys` group of long correlation rows: mean over the dimensions with a value, which (`dimensions`) and how many."
-    keys = [k for k in keys if k in rows.columns]
-    r = rows[rows.dimension != 'average']
-    if r.empty: return pd.DataFrame(columns=[*keys, 'dimension', 'value', 'n_dimensions', 'dimensions'])
-    def avg(g):
-        ok = g[g.value.notna()]
-        return pd.Series({'value': ok.value.mean() if len(ok) else float('nan'), 'n_dimensions': len(ok),
-                          'dimensions': ', '.join(ok.dimension) if len(ok) else f"none of {', '.join(g.dimension)}"})
-    out = r.groupby(keys, sort=False, dropna=False)[['dimension', 'value']].apply(avg).reset_index()
-    return out.assign(dimension='average')[[*keys, 'dimension', 'value', 'n_dimensions', 'dimensions']]
+def _notes(av:pd.DataFrame, keys:list[str]) -> pd.Series:
+    "The distinct notes of each key's averages, joined."
+    return av.groupby(keys, sort=False, dropna=False).note.agg(lambda v: '; '.join(dict.fromkeys(x for x in v if x)))
+
+def average_table(rows:pd.DataFrame, dims:Sequence[str], stats:Sequence[str]=('spearman', 'kendall'),
+                  keys:Sequence[str]=('judge', 'method', 'variant', 'level')) -> pd.DataFrame:
+    """One row per `keys` of long correlation rows: per statistic (column `ρ`, `τ`, `r`) the mean over `dims`, empty when one
+    has no value (`metaeval.dimension_average`), `n` (the fewest items behind it) and `note` (the dimensions averaged, or why empty)."""
+    keys, cols = list(keys), [STAT_SYMBOLS.get(s, s) for s in stats]
+    r = rows[rows.statistic.isin(list(stats)) & (rows.dimension != 'average')]
+    if r.empty: return pd.DataFrame(columns=[*keys, *cols, 'n', 'note'])
+    av = dimension_average(r, dims, [k for k in RUN_KEYS if k in keys or k == 'statistic'])
+    t = av.groupby([*keys, 'statistic'], sort=False, dropna=False).value.first().unstack('statistic')
+    t = t.rename(columns=STAT_SYMBOLS).reindex(columns=cols)
+    t['n'], t['note'] = av.groupby(keys, sort=False, dropna=False).n_items.min(), _notes(av, keys)
+    t = t.reset_index(); t.columns.name = None
+    return t
+
+# %% ../../nbs/13b_seal_tables.ipynb #d61e4df5
+def runs_table(rows:pd.DataFrame, dims:Sequence[str], run_of:dict, stats:Sequence[str]=('spearman', 'kendall'),
+               keys:Sequence[str]=('judge', 'method', 'level')) -> pd.DataFrame:
+    """Mean and standard deviation over runs (`run_of`: variant → run) of the average over `dims` of each run: `<sym> mean`,
+    `<sym> std`, `runs with a value`, `n` (fewest items behind a run's average), `note`. Empty when a run has no average."""
+    keys, run_keys = list(keys), [k for k in RUN_KEYS if k != 'statistic']
+    r = rows[rows.statistic.isin(list(stats)) & rows.variant.isin(list(run_of))]
+    per = average_table(r, dims, stats, run_keys).assign(run=lambda d: d.variant.map(run_of))
+    out = []
+    for k, g in per.groupby(keys, sort=False, dropna=False):
+        row = dict(zip(keys, k))
+        for s in stats:
+            v, c = g[STAT_SYMBOLS.get(s, s)], STAT_SYMBOLS.get(s, s)
+            ok = v.notna().all() and len(v) > 1
+            row[f'{c} mean'], row[f'{c} std'] = (float(v.mean()), float(v.std(ddof=1))) if ok else (float('nan'), float('nan'))
+        row['runs with a value'] = f'{int(g[STAT_SYMBOLS.get(stats[0], stats[0])].notna().sum())}/{len(g)}'
+        row['n'] = int(g.n.min())
+        why = [f'run {u}: {x}' for u, x, val in zip(g.run, g.note, g[STAT_SYMBOLS.get(stats[0], stats[0])]) if pd.isna(val)]
+        row['note'] = '; '.join(why) if why else ('fewer than two runs' if len(g) < 2 else g.note.iloc[0])
+        out.append(row)
+    return pd.DataFrame(out)
 
 # %% ../../nbs/13b_seal_tables.ipynb #2e985ba4
 SEAL_BASELINES_NOT_RUN = {
