@@ -124,3 +124,22 @@ def test_tables_2_6_7_and_no_stale_rows(paper_run):
     assert {'average r', 'average ρ', 'average τ'} <= set(t7.columns)
     c = pd.read_csv(out/'correlations.csv')
     assert 'gone' not in set(c.variant) and 'jz' not in set(c.judge)
+
+
+def test_correlation_tables_state_n_once(paper_run):
+    "Issue 26: Tables 22, 24 and 7 carry one `n` (items correlated), never a second one merged in as n_x / n_y."
+    _, out = paper_run
+    for name in ['table22_summeval_correlations', 'table24_topical_chat_correlations', 'table07_qags_correlations']:
+        t = pd.read_csv(out/f'tables/{name}.csv')
+        assert 'n' in t.columns and not {'n_x', 'n_y'} & set(t.columns), (name, list(t.columns))
+        assert set(t[t.judge == 'ja'].n.astype(str)) == {'12'}, name
+    t22 = pd.read_csv(out/'tables/table22_summeval_correlations.csv')
+    ja = t22[(t22.judge == 'ja') & (t22.method == 'geval')]
+    assert ja['note'].str.contains('mean of coherence, consistency, fluency, relevance').all()   # the note names what is averaged
+
+
+def test_figure4_needs_min_items_in_each_quality_half(paper_run):
+    "Each quality half is correlated on its own: with 12 items per dimension no half holds MIN_ITEMS (10), so no figure."
+    from checkeval.metaeval import MIN_ITEMS
+    _, out = paper_run
+    assert MIN_ITEMS == 10 and not (out/'figure04_quality_split.png').exists()
