@@ -43,12 +43,17 @@ def test_table3_from_a_synthetic_wildbench_export(tmp_path, monkeypatch):
                              options={'checklists': 'fixed'})
     finally: data.clear_caches()
     assert len(res.judgments) == 12 and all(j.score is not None for j in res.judgments)
-    rows = method_ranking_rows('RocketEval', res.judgments, res.answers, arena_reference('wildbench'), 'Arena Elo', score='score_unsup', n_boot=50)
+    rows = method_ranking_rows('RocketEval', res.judgments, res.answers, arena_reference('wildbench'), 'Arena Elo', score='score_unsup',
+                               n_boot=50, min_items=None)
     assert rows.set_index('statistic').value.to_dict() == {'kendall': 1.0, 'spearman': 1.0}
-    assert set(rows.n) == {'3 × 4'} and set(rows.parse_rate) == {1.0} and set(rows.judge) == {'scripted'}
+    assert set(rows.n) == {4} and set(rows['queries × models']) == {'3 × 4'} and set(rows.parse_rate) == {1.0} and set(rows.judge) == {'scripted'}
+    # a table's rule (the default): a ranking of 4 models is not printed, and the row says why
+    table = method_ranking_rows('RocketEval', res.judgments, res.answers, arena_reference('wildbench'), 'Arena Elo', score='score_unsup', n_boot=50)
+    assert table.value.isna().all() and set(table.note) == {'fewer than 10 systems (4)'} and set(table.n) == {4}
     # the same run with the order reversed by the grader would give -1: the check can fail
     flipped = [j.model_copy(update={'meta': {**j.meta, 'score_unsup': 11 - j.meta['score_unsup']}}) for j in res.judgments]
-    assert set(method_ranking_rows('x', flipped, res.answers, arena_reference('wildbench'), 'Arena Elo', score='score_unsup', n_boot=10).value) == {-1.0}
+    assert set(method_ranking_rows('x', flipped, res.answers, arena_reference('wildbench'), 'Arena Elo', score='score_unsup', n_boot=10,
+                                   min_items=None).value) == {-1.0}
 
 
 def test_tables_2_7_from_a_votes_file(tmp_path):
@@ -102,13 +107,13 @@ def test_paper_table6_takes_its_graders_and_labeller_from_the_runs(tmp_path):
     from checkeval.methods.rocketeval_tables import ranking_table, grader_variants, vote_table
     ref = _paper_runs(tmp_path)
     runs = run_metas(tmp_path)
-    t, missing = ranking_table(runs, 'alpacaeval', [('made-up Elo', ref)], n_boot=10)
+    t, missing = ranking_table(runs, 'alpacaeval', [('made-up Elo', ref)], n_boot=10, min_items=None)   # a few made-up models
     assert sorted(set(t.judge)) == ['g-big', 'g-small'] and missing == []
     k = t[t.statistic == 'kendall'].set_index(['judge', 'method'])
     assert set(k.loc['g-big'].index) == {'RocketEval (unsupervised)', 'RocketEval (supervised)', 'Fixed checklist', 'Direct', 'CoT'}
     assert k.loc[('g-big', 'RocketEval (unsupervised)'), 'value'] == 1.0 and k.loc[('g-small', 'RocketEval (unsupervised)'), 'value'] == -1.0
-    assert k.loc[('g-big', 'RocketEval (unsupervised)'), 'n'] == '2 × 4'      # q3's 2-question checklist failed: not RocketEval
-    assert k.loc[('g-big', 'Fixed checklist'), 'n'] == '1 × 4'                # q3, graded with the fixed list, is the Fixed row
+    assert k.loc[('g-big', 'RocketEval (unsupervised)'), 'queries × models'] == '2 × 4'      # q3's 2-question checklist failed: not RocketEval
+    assert k.loc[('g-big', 'Fixed checklist'), 'queries × models'] == '1 × 4'                # q3, graded with the fixed list, is the Fixed row
     sup = k.loc[('g-small', 'RocketEval (supervised)')]
     assert sup.fitted_queries == 2 and 0 < sup.alpha <= 1 and "labels: gpt-4o's Direct scores of 3 training models" in sup.note
     assert k.loc[('g-small', 'CoT'), 'note'] == 'only 2 models with a score and a reference; need at least 3' and np.isnan(k.loc[('g-small', 'CoT'), 'value'])
@@ -133,3 +138,19 @@ def test_table4_prices_are_the_papers_own():
     assert (presets[cost['creator']]['price_in'], presets[cost['creator']]['price_out']) == (1.25, 5.00)      # GPT-4o 2024-08-06
     assert (presets[cost['grader']]['price_in'], presets[cost['grader']]['price_out']) == (0.075, 0.30)      # GPT-4o-mini 2024-07-18
     assert cost['gpu_hour_usd'] == 0.36                                                                      # one A5000 on RunPod
+
+
+def test_ranking_rows_state_n_as_a_number_for_the_index():
+    "Issue 26: a ranking row's n is the number of models behind it (readable by table_content), its queries × models beside it."
+    from checkeval.core import Judgment
+    from checkeval.reporting import table_content
+    ref = pd.Series({m: float(-k) for k, m in enumerate('abcdefghijkl')})
+    js = [Judgment(benchmark='b', item_id=f'{q}/{m}', system_id=m, method='rocketeval', judge='x', dimension='overall', score=12.0 - k + off,
+                   meta={'instance_id': q})
+          for q, off in (('q1', 0), ('q2', .3)) for k, m in enumerate('abcdefghijkl')]
+    rows = method_ranking_rows('RocketEval', js, [], ref, 'made-up', n_boot=10)
+    assert set(rows.n) == {12} and set(rows['queries × models']) == {'2 × 12'} and set(rows.value) == {1.0}
+    c = table_content(rows)['judges']['x']
+    assert c['n'] == [12] and c['values'] >= 2
+    five = method_ranking_rows('RocketEval', [j for j in js if j.system_id in 'abcde'], [], ref, 'made-up', n_boot=10)
+    assert five.value.isna().all() and set(five.note) == {'fewer than 10 systems (5)'}

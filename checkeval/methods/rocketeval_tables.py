@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from ..core import Answer, DataError, Judgment, read_jsonl
 from ..data import load_alpacaeval_leaderboard, load_arena_elo, load_benchmark
-from ..metaeval import bradley_terry, pairwise_agreement, pairwise_outcomes, ranking_correlation
+from ..metaeval import bradley_terry, pairwise_agreement, pairwise_outcomes, ranking_correlation, MIN_ITEMS
 from ..parsing import answer_class
 from .rocketeval import supervised_scores, unsupervised_score
 from .rocketeval_data import PAPER_LABELER
@@ -56,8 +56,8 @@ def simulated_battles(judgments:Sequence[Judgment], margin:float=0.1, score:str=
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #6a0032b7
 def list_level_evaluation(judgments:Sequence[Judgment], benchmark:str, split:str='test', margin:float=0.1,
-                          n_boot:int=0) -> pd.DataFrame:
-    "Kendall/Spearman of the models' mean scores and of their simulated-match Elo against Arena Elo."
+                          n_boot:int=0, min_items:int|None=None) -> pd.DataFrame:
+    "Kendall/Spearman of the models' mean scores and of their simulated-match Elo against Arena Elo (`min_items`: see `ranking_correlation`)."
     ref = arena_reference(benchmark, split)
     js = [j for j in judgments if j.system_id in ref.index]
     kinds = ['score'] + (['score_unsup'] if any('score_sup' in j.meta for j in js) else [])
@@ -65,12 +65,12 @@ def list_level_evaluation(judgments:Sequence[Judgment], benchmark:str, split:str
     for kind in kinds:
         label = {'score': 'supervised' if kind == 'score' and len(kinds) > 1 else 'unsupervised', 'score_unsup': 'unsupervised'}[kind]
         means = system_scores(js, kind)
-        for r in ranking_correlation(means, ref).to_dict('records'):
+        for r in ranking_correlation(means, ref, min_items).to_dict('records'):
             rows.append(dict(benchmark=benchmark, split=split, scores=label, ranking='mean score', **r))
         battles = simulated_battles(js, margin, kind)
         if len(battles) and battles['winner'].notna().all() and len(set(battles.model_a) | set(battles.model_b)) >= 3:
             bt = bradley_terry(battles, n_boot=n_boot).set_index('model')['rating']
-            for r in ranking_correlation(bt, ref).to_dict('records'):
+            for r in ranking_correlation(bt, ref, min_items).to_dict('records'):
                 rows.append(dict(benchmark=benchmark, split=split, scores=label, ranking='simulated Elo', **r))
     judge = {j.judge for j in js}
     return pd.DataFrame(rows).assign(judge=','.join(sorted(judge)))
@@ -114,12 +114,16 @@ def common_queries(judgments:Sequence[Judgment], score:str='score') -> tuple[lis
             {'queries': len(keep), 'dropped': len(allq - keep), 'systems': len(systems)})
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #da4181fc
-def ranking_rows(judgments:Sequence[Judgment], reference:pd.Series, score:str='score', n_boot:int=1000, seed:int=0) -> pd.DataFrame:
-    "Kendall/Spearman of per-model mean scores vs `reference`, with `n_models`, `n_queries` and a query-bootstrap 95 % CI."
+def ranking_rows(judgments:Sequence[Judgment], reference:pd.Series, score:str='score', n_boot:int=1000, seed:int=0,
+                 min_items:int|None=None) -> pd.DataFrame:
+    """Kendall/Spearman of per-model mean scores vs `reference`, with `n_models`, `n_queries`, a query-bootstrap 95 % CI and `note`.
+    With `min_items`, a ranking of fewer models has no value (nor CI) and `note` says why."""
     df = pd.DataFrame([(j.meta.get('instance_id', j.item_id), j.system_id, _score(j, score)) for j in judgments
                        if j.system_id in reference.index], columns=['query', 'system_id', 'score']).dropna()
     if df.system_id.nunique() < 3: raise ValueError(f'only {df.system_id.nunique()} models with a score and a reference; need at least 3')
-    base = ranking_correlation(df.groupby('system_id').score.mean(), reference)
+    base = ranking_correlation(df.groupby('system_id').score.mean(), reference, min_items)
+    if 'note' not in base: base['note'] = ''
+    if base.value.isna().all(): n_boot = 0   # no value: no interval either
     qs = df['query'].unique()
     rng, boots = np.random.default_rng(seed), {s: [] for s in base.statistic}
     groups = {q: g for q, g in df.groupby('query')}
@@ -236,19 +240,23 @@ def cost_table(stages:pd.DataFrame, prices:Mapping[str, tuple[float, float]]|Non
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #26637e87
 def method_ranking_rows(label:str, judgments:Sequence[Judgment], answers:Sequence[Answer], reference:pd.Series, ground_truth:str,
-                        score:str='score', n_boot:int=1000, note:str='', judge:str|None=None) -> pd.DataFrame:
-    "Kendall/Spearman rows of one method against `reference` (judge, n, parse rate, CI); too few models: empty values, the reason in `note`."
+                        score:str='score', n_boot:int=1000, note:str='', judge:str|None=None, min_items:int|None=MIN_ITEMS) -> pd.DataFrame:
+    """Kendall/Spearman rows of one method against `reference` (judge, n, parse rate, CI); fewer than `min_items` models (or
+    fewer than 3): empty values, the reason in `note`. `n`: the models ranked (the points behind the correlation); `queries × models`
+    describes them."""
     kept, info = common_queries([j for j in judgments if j.system_id in reference.index], score)
-    try: rows, why = ranking_rows(kept, reference, score, n_boot), ''
+    try:
+        rows = ranking_rows(kept, reference, score, n_boot, min_items=min_items)
+        why = rows.note.iloc[0]
     except ValueError as e:
         rows, why = pd.DataFrame({'statistic': ['kendall', 'spearman'], 'value': np.nan, 'ci_low': np.nan, 'ci_high': np.nan,
                                   'n_models': len({j.system_id for j in kept}), 'n_queries': info['queries']}), str(e)
         if not judgments and note: why = ''   # a row with nothing behind it: its note says why
     return rows.assign(method=label, judge=judge or ','.join(sorted({j.judge for j in judgments})), ground_truth=ground_truth,
-                       n=[f"{r.n_queries} × {r.n_models}" for r in rows.itertuples()], parse_rate=parse_rate(answers),
-                       queries_dropped=info['dropped'], note='; '.join(x for x in (note, why) if x))[
-        ['method', 'judge', 'ground_truth', 'statistic', 'value', 'ci_low', 'ci_high', 'n', 'n_queries', 'n_models', 'parse_rate',
-         'queries_dropped', 'note']]
+                       n=rows.n_models.astype(int), **{'queries × models': [f"{r.n_queries} × {r.n_models}" for r in rows.itertuples()]},
+                       parse_rate=parse_rate(answers), queries_dropped=info['dropped'], note='; '.join(x for x in (note, why) if x))[
+        ['method', 'judge', 'ground_truth', 'statistic', 'value', 'ci_low', 'ci_high', 'n', 'queries × models', 'n_queries', 'n_models',
+         'parse_rate', 'queries_dropped', 'note']]
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #ee3b20b9
 def graders(runs:pd.DataFrame, benchmark:str, method:str='rocketeval') -> list[str]:
@@ -316,9 +324,10 @@ def rocketeval_variants(run:Mapping, labels:Mapping|None=None, labeler:str|None=
     return out
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #26e83ef8
-def variant_ranking_rows(variants:Sequence[Mapping], reference:pd.Series, ground_truth:str, judge:str, n_boot:int=1000) -> pd.DataFrame:
+def variant_ranking_rows(variants:Sequence[Mapping], reference:pd.Series, ground_truth:str, judge:str, n_boot:int=1000,
+                         min_items:int|None=MIN_ITEMS) -> pd.DataFrame:
     "`method_ranking_rows` of each of `rocketeval_variants`, with α and the fitted queries of the supervised row."
-    parts = [method_ranking_rows(v['method'], v['judgments'], v['answers'], reference, ground_truth, v['score'], n_boot, v['note'], judge)
+    parts = [method_ranking_rows(v['method'], v['judgments'], v['answers'], reference, ground_truth, v['score'], n_boot, v['note'], judge, min_items)
              .assign(alpha=v.get('alpha'), fitted_queries=v.get('fitted_queries')) for v in variants]
     return pd.concat(parts, ignore_index=True)
 
@@ -347,14 +356,15 @@ def grader_variants(runs:pd.DataFrame, benchmark:str, grader:str) -> tuple[list[
     return vs, run
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #1759ade4
-def ranking_table(runs:pd.DataFrame, benchmark:str, references:Sequence[tuple[str, pd.Series]], n_boot:int=1000) -> tuple[pd.DataFrame, list[str]]:
-    "Table 6 rows of `benchmark`: per grader with a RocketEval run and per ground truth, every variant; and what is missing."
+def ranking_table(runs:pd.DataFrame, benchmark:str, references:Sequence[tuple[str, pd.Series]], n_boot:int=1000,
+                  min_items:int|None=MIN_ITEMS) -> tuple[pd.DataFrame, list[str]]:
+    "Table 6 rows of `benchmark`: per grader with a RocketEval run and per ground truth, every variant (values over `min_items` models or more); and what is missing."
     out, missing = [], []
     for g in graders(runs, benchmark):
         vs, run = grader_variants(runs, benchmark, g)
         if run is None: missing.append(f'{benchmark} {g}: no RocketEval run with default grading and created checklists'); continue
         for gt, ref in references:
-            out.append(variant_ranking_rows(vs, ref, gt, g, n_boot).assign(benchmark=benchmark, checklists=checklist_note(run)))
+            out.append(variant_ranking_rows(vs, ref, gt, g, n_boot, min_items).assign(benchmark=benchmark, checklists=checklist_note(run)))
     if not out: missing.append(f'{benchmark}: no RocketEval run of any grader')
     return (pd.concat(out, ignore_index=True) if out else pd.DataFrame()), missing
 
