@@ -12,10 +12,10 @@ from typing import Sequence
 from .interacteval import InteractEvalOptions, UPSTREAM_DIMENSIONS
 
 # %% auto #0
-__all__ = ['MAIN_TABLE_OPTIONS', 'BUILD_OPTIONS', 'PAPER_K', 'CONDITIONS', 'PER_QUESTION', 'TABLE_TITLES',
+__all__ = ['MAIN_TABLE_OPTIONS', 'BUILD_OPTIONS', 'PAPER_K', 'CONDITIONS', 'PER_QUESTION', 'TABLE_TITLES', 'MEMBER_KEYS',
            'has_released_checklist', 'main_table_run', 'run_options', 'main_table_frame', 'describe', 'condition_order',
            'score_range', 'run_score_ranges', 'per_document_mae', 'mae_table', 'self_rouge_l', 'self_jaccard',
-           'embedding_model', 'self_cosine', 'attribute_diversity']
+           'embedding_model', 'self_cosine', 'attribute_diversity', 'member_average']
 
 # %% ../../nbs/15b_interacteval_tables.ipynb #6d37917d
 MAIN_TABLE_OPTIONS = ('sample_frac', 'sample_seed', 'sample_unit', 'task', 'prompt_source', 'answers', 'max_tokens')
@@ -168,3 +168,22 @@ def attribute_diversity(groups:dict[str, Sequence[str]], cosine:bool=True) -> 'p
         if cosine: r['cosine'] = self_cosine(texts)
         rows.append(r)
     return pd.DataFrame(rows)
+
+# %% ../../nbs/15b_interacteval_tables.ipynb #b8ec76b8
+MEMBER_KEYS = ('judge', 'condition', 'level', 'dimension', 'statistic')
+
+def member_average(rows:'pd.DataFrame', keys:Sequence[str]=MEMBER_KEYS) -> 'pd.DataFrame':
+    """Per `keys`: `value` = mean over the members (column `member`), NaN when one has none; `members` (sorted), the fewest
+    `n`, `n_valid`, `documents`, and `note`: 'mean of members a, b', or which member has no value (with its note, if any)."""
+    import numpy as np, pandas as pd
+    keys = list(keys)
+    per = rows.assign(note=rows.note.fillna('') if 'note' in rows else '').groupby([*keys, 'member'], as_index=False, dropna=False).agg(
+        value=('value', 'mean'), n=('n', 'min'), n_valid=('n_valid', 'min'), documents=('documents', 'min'), note=('note', 'first'))
+    out = []
+    for k, g in per.groupby(keys, sort=False, dropna=False):
+        miss = [f"{m} ({w})" if w else str(m) for m, v, w in zip(g.member, g.value, g.note) if pd.isna(v)]
+        ms = sorted(set(map(str, g.member)))
+        out.append(dict(zip(keys, k), value=np.nan if miss else float(g.value.mean()), n=g.n.min(), n_valid=g.n_valid.min(),
+                        documents=g.documents.min(), members=', '.join(ms),
+                        note=('no value: member ' + '; '.join(miss)) if miss else f"mean of members {', '.join(ms)}"))
+    return pd.DataFrame(out, columns=[*keys, 'value', 'n', 'n_valid', 'documents', 'members', 'note'])
