@@ -143,3 +143,13 @@ def test_figure4_needs_min_items_in_each_quality_half(paper_run):
     from checkeval.metaeval import MIN_ITEMS
     _, out = paper_run
     assert MIN_ITEMS == 10 and not (out/'figure04_quality_split.png').exists()
+
+
+def test_question_weighting_averages_the_four_dimensions_or_none(paper_run):
+    "Table 11 averages over the four SummEval dimensions (named in `note`), never over whichever ran; n = items."
+    _, out = paper_run
+    t = pd.read_csv(out/'tables/table11_question_weighting.csv')
+    assert 'dimensions' not in t.columns and {'value', 'sd', 'n', 'note'} <= set(t.columns)
+    have = t[t.value.notna()]
+    assert len(have) and (have.note == 'mean of coherence, consistency, fluency, relevance').all() and (have.n <= 12).all()
+    assert t[t.value.isna()].note.str.startswith('no value: ').all()
