@@ -6,19 +6,19 @@ Docs: https://checkeval.github.io/checkeval/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #f956907e
 from __future__ import annotations
-import json, math, re
+import hashlib, json, math, re
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, TypeVar
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from .settings import repo_root   # kept here for callers of checkeval.core.repo_root
+from .settings import UserError, repo_root   # repo_root kept here for callers of checkeval.core.repo_root
 
 # %% auto #0
-__all__ = ['STAGES', 'R', 'DataError', 'Record', 'Dimension', 'Question', 'Checklist', 'Item', 'Answer', 'Judgment', 'iter_jsonl',
-           'read_jsonl', 'write_jsonl', 'to_frame']
+__all__ = ['STAGES', 'R', 'DataError', 'sha256_file', 'Record', 'Dimension', 'Question', 'Checklist', 'Item', 'Answer',
+           'Judgment', 'iter_jsonl', 'read_jsonl', 'write_jsonl', 'to_frame']
 
 # %% ../nbs/00_core.ipynb #319d21c3
-class DataError(ValueError):
+class DataError(UserError, ValueError):
     "Bad input: the message names the file, the line or row, and the field at fault."
     def __init__(self, msg:str, path=None, line:int|None=None, field:str|None=None):
         self.path,self.line,self.field = path,line,field
@@ -37,6 +37,14 @@ def _field_of(err:ValidationError) -> str:
 def _msg_of(err:ValidationError) -> str:
     e = err.errors()[0]
     return f"{e.get('msg')} (got {e.get('input')!r:.80})" if 'input' in e else e.get('msg')
+
+# %% ../nbs/00_core.ipynb #d94ee545
+def sha256_file(path, chunk:int=1<<20) -> str:
+    "Hex SHA-256 of the file at `path`, read in chunks of `chunk` bytes."
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        while b := f.read(chunk): h.update(b)
+    return h.hexdigest()
 
 # %% ../nbs/00_core.ipynb #6e23eb7f
 class Record(BaseModel):

@@ -13,14 +13,14 @@ from typing import Any, Callable, Literal, Optional
 import pandas as pd
 from pydantic import Field, field_validator
 from tqdm.auto import tqdm
-from ..core import DataError, Record, iter_jsonl
+from ..core import DataError, Record, iter_jsonl, sha256_file
 from ..settings import (ENV_CACHE, ENV_CATALOG, ENV_MIRROR, ENV_OFFLINE, ENV_TIMEOUT, catalog_path, download_timeout,
                                 mirror_dir, offline, raw_data_dir)
 
 # %% auto #0
 __all__ = ['ALWAYS_HASH_BYTES', 'PACKAGED_WEIGHTS', 'SUMMEVAL_PPAIRS_SYSTEMS', 'HANNA_DIMENSIONS', 'ELLIPSE_ZIP_PASSWORD',
-           'REBUILDERS', 'CatalogEntry', 'manifest', 'catalog_entry', 'sha256_file', 'verify_file', 'packaged_weights',
-           'locate', 'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'read_json', 'data_env', 'clear_caches',
+           'REBUILDERS', 'CatalogEntry', 'manifest', 'catalog_entry', 'verify_file', 'packaged_weights', 'locate',
+           'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'read_json', 'data_env', 'clear_caches',
            'get_field', 'scores_of', 'jsonl_rows', 'catalog', 'check_all']
 
 # %% ../../nbs/01_data.ipynb #75f8b048
@@ -89,13 +89,6 @@ def catalog_entry(relpath) -> CatalogEntry:
     return m[rel]
 
 # %% ../../nbs/01_data.ipynb #0197fb37
-def sha256_file(path, chunk:int=1<<20) -> str:
-    "Hex SHA-256 of a file."
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        while b := f.read(chunk): h.update(b)
-    return h.hexdigest()
-
 ALWAYS_HASH_BYTES = 8 << 20   # files smaller than this are hashed on every verification
 _VERIFIED: dict[tuple, str] = {}
 

@@ -528,7 +528,7 @@ def _judge_names(x) -> Any:
     if x is None or isinstance(x, str): return x
     return [getattr(j, 'name', j) for j in x] if isinstance(x, (list, tuple)) else getattr(x, 'name', x)
 
-@register_method('interacteval', options=InteractEvalOptions, judges=('builder', 'ta_judges'))
+@register_method('interacteval', options=InteractEvalOptions, judges=('builder', 'ta_judges'), weak_forms={'answers': 'per_question'})
 def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], checklist_source:str='upstream', condition:str='Comb-TA',
                      attributes:str='upstream', ta_judges=None, ta_member:str|None=None, human_attributes:str|None=None, builder=None,
                      components:int=5, rubric:str='auto', sample_frac:float|None=None, sample_seed:int=0, sample_unit:str='documents',

@@ -415,7 +415,7 @@ def seal_verify(run:SealRun, plan2:dict, jobs:list, uses:dict):
         else: _verify_answers(run, it, d, c, p, units, resp, base, info)
 
 # %% ../../nbs/13_seal.ipynb #dde80630
-@register_method('seal', options=SealOptions)
+@register_method('seal', options=SealOptions, weak_forms={'verdicts': 'per_unit'})
 def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
     "SEAL (Algorithm 1) on `items` for `dimensions`; `options` as in `SealOptions` (unknown names are an error)."
     o = seal_options(**options)
