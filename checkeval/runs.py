@@ -193,9 +193,10 @@ def check_limit(limit):
 
 def check_options(options:dict, method:str):
     "Refuse run settings passed as options, then check the options by method `method`'s options model (`validate_options`)."
-    for k in options:
-        if k in RUN_SETTINGS:
-            raise OptionError(f"option '{k}' is a run setting, not an option of method {method}: pass {k}= to evaluate (CLI: --{k})", k)
+    for k, v in options.items():
+        if k not in RUN_SETTINGS: continue
+        bad = f' (and expected a positive integer, got {v!r})' if k == 'limit' and not (_is_int(v) and v >= 1) else ''
+        raise OptionError(f"option '{k}' is a run setting, not an option of method {method}{bad}: pass {k}= to evaluate (CLI: --{k})", k)
     validate_options(method, options)
 
 # %% ../nbs/04_runs.ipynb #ee1786ad
