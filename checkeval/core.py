@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .settings import UserError, repo_root   # repo_root kept here for callers of checkeval.core.repo_root
 
 # %% auto #0
-__all__ = ['STAGES', 'R', 'DataError', 'sha256_file', 'Record', 'Dimension', 'Question', 'Checklist', 'Item', 'Answer',
+__all__ = ['STAGES', 'R', 'DataError', 'sha256_file', 'Record', 'Dimension', 'Question', 'Checklist', 'Item', 'Keyed', 'Answer',
            'Judgment', 'iter_jsonl', 'read_jsonl', 'write_jsonl', 'to_frame']
 
 # %% ../nbs/00_core.ipynb #319d21c3
@@ -167,14 +167,18 @@ class Item(Record):
         return v
 
 # %% ../nbs/00_core.ipynb #a8bcd877
-class Answer(Record):
-    "One judge reply about one item, parsed (or not, with the reason)."
+class Keyed(Record):
+    "The keys an answer and a judgment share: which item of which benchmark, by which method and judge, on which dimension."
     benchmark: str
     item_id: str
     system_id: str
     method: str
     judge: str
     dimension: str
+
+# %% ../nbs/00_core.ipynb #c182252e
+class Answer(Keyed):
+    "One judge reply about one item, parsed (or not, with the reason)."
     sub_dimension: Optional[str] = None
     question_id: Optional[str] = None
     variant: str = 'default'
@@ -197,15 +201,9 @@ class Answer(Record):
         if self.p_yes is not None and not 0 <= self.p_yes <= 1: raise ValueError(f'p_yes={self.p_yes} outside [0, 1]')
         return self
 
-# %% ../nbs/00_core.ipynb #6691fbff
-class Judgment(Record):
+# %% ../nbs/00_core.ipynb #daca0e80
+class Judgment(Keyed):
     "A score for one (item, dimension) by one method and judge, computed from answers."
-    benchmark: str
-    item_id: str
-    system_id: str
-    method: str
-    judge: str
-    dimension: str
     variant: str = 'default'
     score: Optional[float] = None
     n_questions: int = 0

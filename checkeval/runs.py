@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 from .settings import UnknownName, UserError, runs_dir
-from .core import Answer, DataError, Dimension, Item, Judgment, read_jsonl, write_jsonl, to_frame
+from .core import Answer, DataError, Dimension, Item, Judgment, read_jsonl, sha256_file, write_jsonl, to_frame
 from .data import benchmark_files, benchmark_info, load_benchmark
 from .judges import get_judge
 from .judges.types import check_no_secrets
@@ -288,7 +288,7 @@ def run_checksums(path) -> dict[str, str]:
     path = Path(path)
     files = sorted(f for f in path.rglob('*') if f.is_file() and f.name != 'meta.json' and f.suffix != '.tmp'
                    and not any(part.startswith('.') for part in f.relative_to(path).parts))
-    return {f.relative_to(path).as_posix(): hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+    return {f.relative_to(path).as_posix(): sha256_file(f) for f in files}
 
 # %% ../nbs/04_runs.ipynb #049c8a37
 def sum_usage(usages:Sequence[dict]) -> dict:
