@@ -78,17 +78,17 @@ def link_rewriter(page:str, pages:dict[str, str], host:str|None=None, git_url:st
     source links (`git_url`/blob/…/M.py#LN → `source/M`), links to notebooks (`notebooks[path]`), Quarto link attributes dropped."""
     def nb(m):
         path = posixpath.normpath(posixpath.join(posixpath.dirname(here), m.group(1)))
-        return f'({page_url(page, notebooks[path], m.group(2) or "")})' if path in notebooks else m.group(0)
-    def doc(m):
+        return f'](' + page_url(page, notebooks[path], m.group(2) or '') + ')' if path in notebooks else m.group(0)
+    def doc(m):   # a private name has no documentation entry of its own: its link goes to the page
         path, _, anchor = m.group(1).partition('#')
-        return f'({page_url(page, pages[path], slug(anchor))})' if path in pages else m.group(0)
+        return f'({page_url(page, pages[path], "" if anchor.rpartition(".")[2].startswith("_") else slug(anchor))})' if path in pages else m.group(0)
     def src(m):
         return f'({page_url(page, "source/" + m.group(1).replace("/", "."), "__codelineno-0-" + m.group(2) if m.group(2) else "")})'
     def rewrite(text:str) -> str:
         text = _QUARTO_ATTRS.sub(r'\1', text)
         if host: text = re.sub(r'\(' + re.escape(host.rstrip('/') + '/') + r'([^)\s]+)\)', doc, text)
         if git_url: text = re.sub(r'\(' + re.escape(git_url.rstrip('/')) + r'/blob/[^/)]+/([^)#\s]+)\.py(?:#L(\d+))?\)', src, text)
-        if notebooks: text = re.sub(r'\((?![a-z]+:)([^)\s#]+\.ipynb)(?:#([^)\s]*))?\)', nb, text)
+        if notebooks: text = re.sub(r'\]\((?![a-z]+:)([^()\s#]+\.ipynb)(?:#([^)\s]*))?\)', nb, text)
         return text
     return rewrite
 
@@ -155,6 +155,8 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     if only: nbs = [p for p in nbs if any(p.match(o) for o in only)]
     loaded = {p: json.loads(p.read_text()) for p in nbs}
     names = {p: _page_name(p.relative_to(proc), nb) for p, nb in loaded.items()}
+    clash = {n: [p.name for p in names if names[p] == n] for n in set(names.values()) if list(names.values()).count(n) > 1}
+    if clash: raise ValueError(f'notebooks with the same page name (one would hide the other; rename one): {clash}')
     pages = {n + '.html': n for n in names.values()}
     notebooks = {p.relative_to(proc).as_posix(): n for p, n in names.items()}
     host = str(cfg.doc_host).rstrip('/') + str(cfg.doc_baseurl).rstrip('/') if cfg.get('doc_host') else None
@@ -190,11 +192,13 @@ def nav_pages(nav) -> list[str]:
     if isinstance(nav, dict): return [p for v in nav.values() for p in nav_pages(v)]
     return [p for v in nav for p in nav_pages(v)]
 
-def _keep_proc_cache(proc:Path, config_file:Path, version:str) -> str:
-    "Mark nbdev's cache `proc` fresh when `config_file` has the bytes it was built with (nbdev `version`); returns the stamp to write after."
-    stamp = f'{sha256_file(config_file)} nbdev {version}'
-    if (proc/'.checkeval-config').exists() and (proc/'.checkeval-config').read_text() == stamp: os.utime(proc)
-    return stamp
+def _keep_proc_cache(proc:Path, config_file:Path, version:str, modidx:Path|None=None) -> tuple[str, bool]:
+    """(stamp, fresh): whether nbdev's cache `proc` was built from the bytes of `config_file` and of the symbol index `modidx`
+    (which every page's links are made from) with nbdev `version`; a fresh cache is marked newer than `config_file`."""
+    stamp = f'{sha256_file(config_file)} {sha256_file(modidx) if modidx and modidx.exists() else "-"} nbdev {version}'
+    fresh = (proc/'.checkeval-config').exists() and (proc/'.checkeval-config').read_text() == stamp
+    if fresh: os.utime(proc)
+    return stamp, fresh
 
 # %% ../nbs/32_site.ipynb #f03963e0
 def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True, force:bool=False, n_workers:int=2, config=None) -> dict:
@@ -208,11 +212,11 @@ def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True,
     docs = Path(docs or where['docs']); out = Path(out or where['site']); proc = where['proc']
     t0 = time.time()
     if process:
-        stamp = _keep_proc_cache(proc, Path(cfg.config_file), nbdev.__version__)
+        stamp, fresh = _keep_proc_cache(proc, Path(cfg.config_file), nbdev.__version__, Path(cfg.lib_path)/'_modidx.py')
         with warnings.catch_warnings():   # nbdev warns about cells mixing imports and code
             warnings.simplefilter('ignore')
-            proc_nbs(n_workers=n_workers, force=force, file_re='|'.join(f'^{re.escape(o)}$' for o in only) if only else '')
-        (proc/'.checkeval-config').write_text(stamp)
+            proc_nbs(n_workers=n_workers, force=force or not (fresh or only), file_re='|'.join(f'^{re.escape(o)}$' for o in only) if only else '')
+        if not only: (proc/'.checkeval-config').write_text(stamp)   # a partial build leaves the other pages as they were
     t1 = time.time()
     nav = stage_docs(proc, docs, only)
     mk = load_config(str(config or Path(cfg.config_path)/'mkdocs.yml'), docs_dir=str(docs), site_dir=str(out), nav=nav)
