@@ -167,7 +167,7 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
         nb = stage_notebook(nb, link_rewriter(name, pages, host, cfg.get('git_url'), notebooks, rel.as_posix()))
         (docs/name).parent.mkdir(parents=True, exist_ok=True)
         (docs/f'{name}.ipynb').write_text(json.dumps(nb, indent=1))
-        title = _text(nb['cells'][0]['source']).splitlines()[0][2:]
+        title = _text(nb['cells'][0]['source']).splitlines()[0][2:].replace('`', '')   # the nav shows text: code spans vanish
         nav[_SECTIONS.get(rel.parts[0], 'Library') if len(rel.parts) > 1 else 'Library'].append({title: f'{name}.ipynb'})
     sources = []
     (docs/'source').mkdir()

@@ -61,6 +61,17 @@ def test_every_notebook_has_a_page(site):
         if exported: assert re.search(r'<h3 id="[^"]+"', html), (page, 'no documented function')   # nbdev's show_doc expansions
 
 
+def test_nav_titles_are_distinct(site):
+    "Every page in the navigation has its own title (a title that loses its code span reads like another's)."
+    out, _ = site
+    links = re.findall(r'<a href="([^"#]+\.html)" class="md-nav__link[^"]*">\s*(.*?)</a>', (out/'index.html').read_text(), re.S)
+    titles = {}
+    for href, t in links: titles.setdefault(href, re.sub(r'\s+', ' ', re.sub(r'<[^>]+>', '', t)).strip())
+    assert len(titles) > 100 and titles['judges_hf.html'] == 'Judges: the hf backend', titles
+    pages = [t for h, t in titles.items() if not h.startswith('source/')]
+    assert len(pages) == len(set(pages)), sorted(t for t in pages if pages.count(t) > 1)
+
+
 def test_pages_and_links(site):
     from checkeval.site import check_links
     out, report = site
