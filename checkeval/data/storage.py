@@ -20,8 +20,8 @@ from ..settings import (ENV_CACHE, ENV_CATALOG, ENV_MIRROR, ENV_OFFLINE, ENV_TIM
 # %% auto #0
 __all__ = ['ALWAYS_HASH_BYTES', 'PACKAGED_WEIGHTS', 'SUMMEVAL_PPAIRS_SYSTEMS', 'HANNA_DIMENSIONS', 'ELLIPSE_ZIP_PASSWORD',
            'REBUILDERS', 'CatalogEntry', 'manifest', 'catalog_entry', 'verify_file', 'packaged_weights', 'locate',
-           'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'read_json', 'data_env', 'clear_caches',
-           'get_field', 'scores_of', 'jsonl_rows', 'catalog', 'check_all']
+           'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'read_json', 'json_objects', 'data_env',
+           'clear_caches', 'get_field', 'scores_of', 'jsonl_rows', 'catalog', 'check_all']
 
 # %% ../../nbs/01_data_storage.ipynb #75f8b048
 class CatalogEntry(Record):
@@ -232,6 +232,14 @@ def read_json(path):
     try: return json.loads(Path(path).read_text(encoding='utf-8'))
     except json.JSONDecodeError as e: raise DataError(f'invalid JSON: {e.msg} at column {e.colno}', path, e.lineno) from None
     except UnicodeDecodeError as e: raise DataError(f'not UTF-8 text: {e}', path) from None
+
+def json_objects(path) -> list[tuple[str, dict]]:
+    "The objects of a JSON file holding a list of objects, each with where it is (`file (row i)`, for error messages)."
+    d = read_json(path)
+    if not isinstance(d, list): raise DataError('expected a JSON list', path)
+    for i, r in enumerate(d):
+        if not isinstance(r, dict): raise DataError('expected an object', f'{path} (row {i})')
+    return [(f'{path} (row {i})', r) for i, r in enumerate(d)]
 
 def _rb_jsonl_from_json_list(inputs):
     rows = read_json(inputs[0])
