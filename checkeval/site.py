@@ -220,7 +220,7 @@ def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True,
     t1 = time.time()
     nav = stage_docs(proc, docs, only)
     mk = load_config(str(config or Path(cfg.config_path)/'mkdocs.yml'), docs_dir=str(docs), site_dir=str(out), nav=nav)
-    mk.plugins['mkdocs-jupyter'].config['cache_dir'] = str((docs if only else proc)/'.mkdocs-jupyter')
+    mk.plugins['mkdocs-jupyter'].config['cache_dir'] = str((docs if only else where['docs'])/'.mkdocs-jupyter')
     class Count(logging.Handler):
         n = 0
         def emit(self, record): Count.n += 1
