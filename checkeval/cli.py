@@ -12,35 +12,24 @@ import pandas as pd
 import yaml
 import checkeval
 from . import data, settings
+from .settings import UserError
 from .judges import DryRunJudge, check_no_secrets, get_judge, load_judges_config
+from .methods.checkeval_checklists import build_main
 from .reproduce import EXTRA_STEPS, STEPS, reproduce
-from .runs import check_options, evaluate, list_methods
+from .runs import check_options, evaluate, list_methods, method_spec
 
 # %% auto #0
-__all__ = ['DEFAULT_MAX_FAILURE_RATE', 'WEAK_JUDGE_FORMS', 'UsageError', 'is_user_error', 'error_line', 'method_names',
-           'benchmark_names', 'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data',
-           'defects_line', 'cmd_settings', 'confirm_paid', 'run_outcome', 'weak_form_hint', 'cmd_evaluate',
-           'cmd_reproduce', 'cmd_build_checklists', 'positive_int', 'failure_rate', 'Parser', 'build_parser', 'main']
+__all__ = ['DEFAULT_MAX_FAILURE_RATE', 'UsageError', 'error_line', 'method_names', 'benchmark_names', 'judge_names',
+           'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data', 'defects_line', 'cmd_settings',
+           'confirm_paid', 'run_outcome', 'weak_form_hint', 'cmd_evaluate', 'cmd_reproduce', 'cmd_build_checklists',
+           'positive_int', 'failure_rate', 'Parser', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #8a2963fe
-class UsageError(ValueError): "A command line that asks for something that does not exist or cannot be done as asked."
+class UsageError(UserError, ValueError): "A command line that asks for something that does not exist or cannot be done as asked."
 
-_USER_ERRORS = {'checkeval.core': ['DataError'], 'checkeval.judges.types': ['SecretInConfig'],
-                'checkeval.judges.registry': ['JudgesConfigError'], 'checkeval.judges.engine': ['BudgetExceeded'],
-                'checkeval.reproduce': ['GridError']}
-
-def is_user_error(e:BaseException) -> bool:
-    "Whether `e` is a user's mistake (one line, exit 2) rather than a bug (traceback)."
-    types = [UsageError] + [getattr(sys.modules[m], n) for m, ns in _USER_ERRORS.items() if m in sys.modules for n in ns if hasattr(sys.modules[m], n)]
-    if isinstance(e, tuple(types)): return True
-    # a name the registries do not know, or a missing environment variable, raised as KeyError with a sentence
-    a = e.args[0] if isinstance(e, KeyError) and e.args else None
-    return isinstance(a, str) and (a.startswith('unknown ') or 'set the environment variable' in a)
-
-def error_line(e:BaseException) -> str:
+def error_line(e:UserError) -> str:
     "The one line printed for a user's mistake."
-    msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
-    return 'checkeval: error: ' + ' '.join(str(msg).split())
+    return 'checkeval: error: ' + ' '.join(str(e).split())
 
 # %% ../nbs/90_cli.ipynb #fbc17922
 def _parse_options(pairs) -> dict:
@@ -186,12 +175,9 @@ def run_outcome(summary:dict, max_failure_rate:float=DEFAULT_MAX_FAILURE_RATE) -
     return 0, lines
 
 # %% ../nbs/90_cli.ipynb #9f7880f2
-WEAK_JUDGE_FORMS = {'seal': {'verdicts': 'per_unit'}, 'keypoint': {'answers': 'per_question'},
-                    'interacteval': {'answers': 'per_question'}, 'checkeval': {'granularity': 'question', 'answer': 'choices'}}
-
 def weak_form_hint(method:str, options:dict, summary:dict) -> str|None:
-    "A hint line when most answers were not parsed and `method` has a weak-judge form the run did not use."
-    form = WEAK_JUDGE_FORMS.get(method)
+    "A hint line when most answers were not parsed and `method` declares a weak-judge form (`register_method(weak_forms=)`) the run did not use."
+    form = method_spec(method).weak_forms
     if not form or not summary.get('answers') or summary['parsed'] >= 0.5*summary['answers']: return None
     if all(str(options.get(k)) == str(v) for k, v in form.items()): return None
     return ('checkeval: hint: most replies could not be read; a judge too weak to write the list can be asked one question per request: '
@@ -225,7 +211,6 @@ def cmd_reproduce(args) -> int:
 # %% ../nbs/90_cli.ipynb #0e3dca58
 def cmd_build_checklists(args) -> int:
     "`checkeval build-checklists ...`: `build_main` with the command line's judge maker."
-    from checkeval.methods.checkeval_checklists import build_main
     try: return build_main(args.args, make_judge=lambda name: get_judge(name, progress=True)) or 0
     except SystemExit as e: return e.code if isinstance(e.code, int) else 2
 
@@ -315,8 +300,7 @@ def main(argv=None) -> int:
         try: os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError): pass
         return 141   # 128 + SIGPIPE, as for a command killed by the closed pipe
-    except Exception as e:
-        if not is_user_error(e): raise
+    except UserError as e:
         print(error_line(e), file=sys.stderr)
         return 2
 

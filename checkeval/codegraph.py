@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/codegraph.html.md"""
 
 # %% ../nbs/31a_codegraph.ipynb #9fe581bb
 from __future__ import annotations
-import ast
+import ast, json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,7 +112,6 @@ def source_imports(source:str) -> list[str]:
 
 def notebook_imports(path) -> list[str]:
     "The modules the code cells of notebook `path` import."
-    import json
     nb = json.loads(Path(path).read_text(encoding='utf-8'))
     return list(dict.fromkeys(m for c in nb.get('cells', []) if c.get('cell_type') == 'code'
                               for m in source_imports(''.join(c.get('source', '')))))

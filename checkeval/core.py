@@ -6,19 +6,19 @@ Docs: https://checkeval.github.io/checkeval/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #f956907e
 from __future__ import annotations
-import json, math, re
+import hashlib, json, math, re
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, TypeVar
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from .settings import repo_root   # kept here for callers of checkeval.core.repo_root
+from .settings import UserError, repo_root   # repo_root kept here for callers of checkeval.core.repo_root
 
 # %% auto #0
-__all__ = ['STAGES', 'R', 'DataError', 'Record', 'Dimension', 'Question', 'Checklist', 'Item', 'Answer', 'Judgment', 'iter_jsonl',
-           'read_jsonl', 'write_jsonl', 'to_frame']
+__all__ = ['STAGES', 'R', 'DataError', 'sha256_file', 'Record', 'Dimension', 'Question', 'Checklist', 'Item', 'Keyed', 'Answer',
+           'Judgment', 'iter_jsonl', 'read_jsonl', 'write_jsonl', 'to_frame']
 
 # %% ../nbs/00_core.ipynb #319d21c3
-class DataError(ValueError):
+class DataError(UserError, ValueError):
     "Bad input: the message names the file, the line or row, and the field at fault."
     def __init__(self, msg:str, path=None, line:int|None=None, field:str|None=None):
         self.path,self.line,self.field = path,line,field
@@ -37,6 +37,14 @@ def _field_of(err:ValidationError) -> str:
 def _msg_of(err:ValidationError) -> str:
     e = err.errors()[0]
     return f"{e.get('msg')} (got {e.get('input')!r:.80})" if 'input' in e else e.get('msg')
+
+# %% ../nbs/00_core.ipynb #d94ee545
+def sha256_file(path, chunk:int=1<<20) -> str:
+    "Hex SHA-256 of the file at `path`, read in chunks of `chunk` bytes."
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        while b := f.read(chunk): h.update(b)
+    return h.hexdigest()
 
 # %% ../nbs/00_core.ipynb #6e23eb7f
 class Record(BaseModel):
@@ -159,14 +167,18 @@ class Item(Record):
         return v
 
 # %% ../nbs/00_core.ipynb #a8bcd877
-class Answer(Record):
-    "One judge reply about one item, parsed (or not, with the reason)."
+class Keyed(Record):
+    "The keys an answer and a judgment share: which item of which benchmark, by which method and judge, on which dimension."
     benchmark: str
     item_id: str
     system_id: str
     method: str
     judge: str
     dimension: str
+
+# %% ../nbs/00_core.ipynb #c182252e
+class Answer(Keyed):
+    "One judge reply about one item, parsed (or not, with the reason)."
     sub_dimension: Optional[str] = None
     question_id: Optional[str] = None
     variant: str = 'default'
@@ -189,15 +201,9 @@ class Answer(Record):
         if self.p_yes is not None and not 0 <= self.p_yes <= 1: raise ValueError(f'p_yes={self.p_yes} outside [0, 1]')
         return self
 
-# %% ../nbs/00_core.ipynb #6691fbff
-class Judgment(Record):
+# %% ../nbs/00_core.ipynb #daca0e80
+class Judgment(Keyed):
     "A score for one (item, dimension) by one method and judge, computed from answers."
-    benchmark: str
-    item_id: str
-    system_id: str
-    method: str
-    judge: str
-    dimension: str
     variant: str = 'default'
     score: Optional[float] = None
     n_questions: int = 0

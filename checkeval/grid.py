@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal, Optional, Sequence, Union
 from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError
 import yaml
-from .settings import checkout_root, grid_path
+from .settings import UserError, checkout_root, grid_path
 from .data import benchmark_info
 from .judges import check_no_secrets, load_judges_config
 from .runs import method_spec, variant_name
@@ -61,7 +61,7 @@ class GridPoint:
         d = asdict(self); d.pop('block'); d.pop('label'); return d
 
 # %% ../nbs/31b_grid.ipynb #c2f903d0
-class GridError(ValueError): "A grid file that cannot be read, does not fit its schema, or names judges, methods or benchmarks that do not exist."
+class GridError(UserError, ValueError): "A grid file that cannot be read, does not fit its schema, or names judges, methods or benchmarks that do not exist."
 
 _Names = Union[str, list[str]]
 

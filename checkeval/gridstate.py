@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/gridstate.html.md"""
 
 # %% ../nbs/31c_gridstate.ipynb #9c7278af
 from __future__ import annotations
-from .settings import checkout_root, runs_dir
+from .settings import checkout_root, stamps_dir
 import functools, hashlib, json, re, time
 from pathlib import Path
 from typing import Sequence
@@ -105,7 +105,7 @@ def input_key(inputs:dict) -> str:
 # %% ../nbs/31c_gridstate.ipynb #707ed99a
 def state_dir() -> Path:
     "Where the reproduction keeps its stamps: `.reproduce/` in the runs folder."
-    return runs_dir()/'.reproduce'
+    return stamps_dir()
 
 def _slug(s:str) -> str: return _run_slug(s.replace('/', '__'))
 

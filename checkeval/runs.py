@@ -6,25 +6,29 @@ Docs: https://checkeval.github.io/checkeval/runs.html.md"""
 
 # %% ../nbs/04_runs.ipynb #dcf90b27
 from __future__ import annotations
-import datetime as _dt, hashlib, importlib, json, numbers, os, platform, pkgutil, random, re, socket, subprocess, sys, time
+import datetime as _dt, hashlib, importlib, json, numbers, os, platform, pkgutil, random, re, shutil, socket, subprocess, sys, time
+import types, typing
 from collections import Counter
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from importlib.metadata import version, PackageNotFoundError
+from typing import Any, Callable, Mapping, Sequence
+import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
-from .settings import runs_dir
-from .core import Answer, DataError, Dimension, Item, Judgment, read_jsonl, write_jsonl, to_frame
+from .settings import UnknownName, UserError, runs_dir
+from .core import Answer, DataError, Dimension, Item, Judgment, read_jsonl, sha256_file, write_jsonl, to_frame
 from .data import benchmark_files, benchmark_info, load_benchmark
 from .judges import get_judge
+from .judges.types import check_no_secrets
 
 # %% auto #0
-__all__ = ['METHODS_PACKAGE', 'OPTION_TYPES', 'RUN_SETTINGS', 'MethodOptions', 'MethodSpec', 'register_method',
-           'discover_methods', 'method_spec', 'get_method', 'list_methods', 'MethodResult', 'make_answer',
-           'yes_ratio_judgments', 'canonical_hash', 'git_state', 'package_versions', 'data_checksums', 'provenance',
-           'OptionError', 'check_limit', 'check_options', 'type_words', 'validate_options', 'runs_root', 'variant_name',
-           'run_dir', 'run_key', 'run_lock', 'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments',
-           'select_items', 'RunInfo', 'resolve_dimensions', 'run_summary', 'resolve_judge_options', 'run_path',
+__all__ = ['METHODS_PACKAGE', 'RUN_SETTINGS', 'MethodOptions', 'MethodSpec', 'register_method', 'discover_methods', 'method_spec',
+           'get_method', 'list_methods', 'MethodResult', 'make_answer', 'yes_ratio_judgments', 'canonical_hash',
+           'git_state', 'package_versions', 'data_checksums', 'provenance', 'OptionError', 'check_limit',
+           'check_options', 'type_words', 'validate_options', 'runs_root', 'variant_name', 'run_dir', 'run_key',
+           'run_lock', 'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments', 'select_items',
+           'RunInfo', 'resolve_dimensions', 'run_summary', 'resolve_judge_options', 'check_request', 'run_path',
            'evaluate']
 
 # %% ../nbs/04_runs.ipynb #9899c1be
@@ -35,25 +39,30 @@ class MethodOptions(BaseModel):
 # %% ../nbs/04_runs.ipynb #de24a818
 @dataclass(frozen=True)
 class MethodSpec:
-    "A registered method: its function, its options model (None: the method checks its own options) and the options that name judges."
+    """A registered method: its function, its options model, the options that name judges, its weak-judge form (the options
+    that ask a judge too weak to write a list one question per request) and its own check of a request (run before anything is written)."""
     name: str
     fn: Callable
-    options: type[MethodOptions]|None = None
+    options: type[MethodOptions]
     judges: tuple[str, ...] = ()
+    weak_forms: Mapping[str, Any] = field(default_factory=dict)
+    check: Callable|None = None
 
 _METHODS: dict[str, MethodSpec] = {}
 METHODS_PACKAGE = 'checkeval.methods'
 
 # %% ../nbs/04_runs.ipynb #dcbf6ff4
-def register_method(name:str, options:type[BaseModel]|None=None, judges:Sequence[str]=()):
-    "Decorator: register `fn(items, judge, dimensions, **options) -> MethodResult` as method `name`, with its options model and judge options."
+def register_method(name:str, options:type[BaseModel]|None=None, judges:Sequence[str]=(), weak_forms:Mapping[str, Any]|None=None,
+                    check:Callable|None=None):
+    """Decorator: register `fn(items, judge, dimensions, **options) -> MethodResult` as method `name`, with its options model, judge
+    options, weak-judge form ({option: value}) and `check(judge, **keywords)`, which raises `ValueError` naming what to change."""
     judges = (judges,) if isinstance(judges, str) else tuple(judges)
-    if options is not None and not (isinstance(options, type) and issubclass(options, BaseModel)):
+    if not (isinstance(options, type) and issubclass(options, BaseModel)):
         raise TypeError(f'register_method({name!r}): options must be a pydantic model class (a MethodOptions subclass), not {options!r}')
-    missing = [j for j in judges if options is not None and j not in options.model_fields]
-    if missing: raise TypeError(f'register_method({name!r}): judge option(s) {missing} are not fields of {options.__name__}')
+    missing = [j for j in [*judges, *(weak_forms or {})] if j not in options.model_fields]
+    if missing: raise TypeError(f'register_method({name!r}): option(s) {missing} are not fields of {options.__name__}')
     def _inner(fn):
-        _METHODS[name] = MethodSpec(name, fn, options, judges)
+        _METHODS[name] = MethodSpec(name, fn, options, judges, dict(weak_forms or {}), check)
         return fn
     return _inner
 
@@ -77,7 +86,7 @@ def method_spec(name:str) -> MethodSpec:
     if name not in _METHODS: discover_methods()
     if name not in _METHODS:
         broken = '; '.join(f'{m} failed to import ({e})' for m, e in discover_methods().items())
-        raise KeyError(f"unknown method {name!r}; known: {', '.join(list_methods())}" + (f'; {broken}' if broken else ''))
+        raise UnknownName(f"unknown method {name!r}; known: {', '.join(list_methods())}" + (f'; {broken}' if broken else ''))
     return _METHODS[name]
 
 def get_method(name:str) -> Callable:
@@ -125,9 +134,6 @@ def yes_ratio_judgments(answers:Sequence[Answer], n_questions:dict|int|None=None
                             score=score, n_questions=nq, n_answered=len(ok), n_failed=len(ans)-len(ok)))
     return res
 
-# %% ../nbs/04_runs.ipynb #b7488177
-from .judges.types import check_no_secrets   # the one secret check lives in judges.types; runs keeps the name for its callers
-
 # %% ../nbs/04_runs.ipynb #e6a95029
 def canonical_hash(obj) -> str:
     "SHA-256 (hex, 16 chars) of the canonical JSON of `obj`."
@@ -146,7 +152,6 @@ _PACKAGES = ('checkeval', 'numpy', 'pandas', 'scipy', 'torch', 'transformers', '
 
 def package_versions(names=_PACKAGES) -> dict:
     "Installed versions of the packages that shape results."
-    from importlib.metadata import version, PackageNotFoundError
     res = {}
     for n in names:
         try: res[n] = version(n)
@@ -179,46 +184,30 @@ class OptionError(DataError):
 def _is_int(v) -> bool: return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 def _is_num(v) -> bool: return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
-_POS_INT = (lambda v: v is None or (_is_int(v) and v >= 1), 'a positive integer')
-OPTION_TYPES: dict[str, tuple[Callable, str]] = {
-    **{k: _POS_INT for k in ('max_tokens', 'n', 'n_min', 'n_max', 'build_max_tokens', 'min_questions', 'max_questions', 'top_logprobs',
-                             'n_classes', 'respond_max_tokens', 'create_max_tokens', 'components')},
-    'limit': (lambda v: _is_int(v) and v >= 1, 'a positive integer'),
-    'temperature': (lambda v: v is None or (_is_num(v) and v >= 0), 'a number >= 0'),
-    'seed': (lambda v: v is None or _is_int(v), 'an integer'),
-    'sample_seed': (lambda v: v is None or _is_int(v), 'an integer'),
-    'sample_frac': (lambda v: v is None or (_is_num(v) and 0 < v <= 1), 'a number in (0, 1]'),
-    'logprobs': (lambda v: v is None or isinstance(v, bool), 'true or false'),
-    'filter': (lambda v: isinstance(v, bool), 'true or false'),
-}
 RUN_SETTINGS = ('limit', 'sample', 'dimensions', 'variant', 'items')
 
 def check_limit(limit):
     "`limit` if it is None or a positive integer, else `OptionError`."
-    ok, want = OPTION_TYPES['limit']
-    if limit is not None and not ok(limit): raise OptionError(f'limit: expected {want}, got {limit!r}', 'limit')
+    if limit is not None and not (_is_int(limit) and limit >= 1): raise OptionError(f'limit: expected a positive integer, got {limit!r}', 'limit')
     return limit
 
-def check_options(options:dict, method:str|None=None):
-    "Refuse run settings passed as options, and options of the wrong type: by the method's options model when it has one, else by `OPTION_TYPES`."
-    typed = method is not None and method_spec(method).options is not None
+def check_options(options:dict, method:str):
+    "Refuse run settings passed as options, then check the options by method `method`'s options model (`validate_options`)."
     for k, v in options.items():
-        if (k in RUN_SETTINGS or not typed) and k in OPTION_TYPES and not OPTION_TYPES[k][0](v):
-            raise OptionError(f"option '{k}': expected {OPTION_TYPES[k][1]}, got {v!r}", k)
-        if k in RUN_SETTINGS:
-            raise OptionError(f"option '{k}' is a run setting, not an option of method {method or '?'}: pass {k}= to evaluate (CLI: --{k})", k)
-    if typed: validate_options(method, options)
+        if k not in RUN_SETTINGS: continue
+        bad = f' (and expected a positive integer, got {v!r})' if k == 'limit' and not (_is_int(v) and v >= 1) else ''
+        raise OptionError(f"option '{k}' is a run setting, not an option of method {method}{bad}: pass {k}= to evaluate (CLI: --{k})", k)
+    validate_options(method, options)
 
 # %% ../nbs/04_runs.ipynb #ee1786ad
 _WORDS = {int: 'an integer', float: 'a number', bool: 'true or false', str: 'a string', type(None): 'null', list: 'a list', dict: 'a mapping'}
 
 def type_words(annotation) -> str:
     "A type annotation in words: `int | None` → 'an integer or null', `Literal['a', 'b']` → \"one of 'a', 'b'\"."
-    import typing
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is typing.Annotated: return type_words(args[0])
     if origin is typing.Literal: return 'one of ' + ', '.join(map(repr, args))
-    if origin in (typing.Union, getattr(__import__('types'), 'UnionType', None)):
+    if origin in (typing.Union, types.UnionType):
         return ' or '.join(dict.fromkeys(type_words(a) for a in args))
     if origin in (list, tuple, set): return f'a list of {type_words(args[0]).removeprefix("a ").removeprefix("an ")}s' if args else 'a list'
     if origin is dict: return 'a mapping'
@@ -235,12 +224,12 @@ def _option_problem(method:str, model:type[BaseModel], e:ValidationError) -> tup
     bounds = {k: getattr(m, k) for m in (f.metadata if f is not None else []) for k in ('gt', 'ge', 'lt', 'le') if getattr(m, k, None) is not None}
     if bounds.get('gt') == 0 and 'an integer' in want: want, _ = want.replace('an integer', 'a positive integer'), bounds.pop('gt')
     if bounds: want += ' (' + ', '.join(f"{dict(gt='>', ge='>=', lt='<', le='<=')[k]} {v}" for k, v in bounds.items()) + ')'
+    if d['type'] in ('too_short', 'too_long', 'value_error', 'assertion_error'): want += f" ({d['msg'].removeprefix('Value error, ')})"
     return f"option {name!r} of method {method}: expected {want}, got {d['input']!r}", name
 
 def validate_options(method:str, options:dict) -> dict:
-    "The keywords method `method` is called with: `options` checked by its options model, with the model's defaults (as given without one)."
+    "The keywords method `method` is called with: `options` checked by its options model, with the model's defaults."
     spec = method_spec(method)
-    if spec.options is None: return dict(options)
     try: m = spec.options.model_validate(dict(options))
     except ValidationError as e:
         msg, name = _option_problem(method, spec.options, e)
@@ -299,7 +288,7 @@ def run_checksums(path) -> dict[str, str]:
     path = Path(path)
     files = sorted(f for f in path.rglob('*') if f.is_file() and f.name != 'meta.json' and f.suffix != '.tmp'
                    and not any(part.startswith('.') for part in f.relative_to(path).parts))
-    return {f.relative_to(path).as_posix(): hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+    return {f.relative_to(path).as_posix(): sha256_file(f) for f in files}
 
 # %% ../nbs/04_runs.ipynb #049c8a37
 def sum_usage(usages:Sequence[dict]) -> dict:
@@ -349,7 +338,6 @@ def load_run(path) -> tuple[list[Answer], list[Judgment], dict]:
 
 def load_judgments(root=None, benchmark:str|None=None, method:str|None=None):
     "All judgments under `root` (optionally one benchmark / method) as one DataFrame."
-    import pandas as pd
     root = Path(root or runs_dir())
     frames = []
     for p in sorted(root.glob('*/*/*/*/judgments.jsonl')):
@@ -422,7 +410,7 @@ def resolve_judge_options(method:str, kwargs:dict, judge, make_judge:Callable|No
     its own name, else `make_judge(name)` (default `get_judge`); None stays None; a list or a comma-separated string gives a list."""
     spec = method_spec(method)
     if not spec.judges: return kwargs
-    if make_judge is None: from checkeval.judges import get_judge as make_judge
+    make_judge = make_judge or get_judge
     built = {getattr(judge, 'name', None): judge}
     def one(role, name):
         if not isinstance(name, str): return name            # a judge object already
@@ -444,12 +432,21 @@ def _usage_delta(before:dict, after:dict) -> dict:
     "What a judge object spent between two `usage()` snapshots (a judge may serve several runs)."
     return {k: (v - before.get(k, 0) if _is_num(v) and k != 'budget' else v) for k, v in after.items()}
 
-def _call_method(fn, method:str, items, judge, dims, options) -> MethodResult:
-    try: return fn(items, judge, dims, **options)
-    except ValueError as e:
-        # methods without an options model refuse names they do not know with a plain ValueError: a user's mistake, one line
-        if type(e) is ValueError and re.match(r'unknown \w+ options', str(e)): raise OptionError(str(e)) from None
-        raise
+def check_request(method:str, judge, kwargs:dict) -> None:
+    "Run method `method`'s own check of a request (its `check=`) with the judges resolved: its `ValueError` becomes an `OptionError`."
+    check = method_spec(method).check
+    if check is None: return
+    try: check(judge, **kwargs)
+    except UserError: raise
+    except ValueError as e: raise OptionError(str(e)) from None
+
+def _discard(path:Path, root:Path) -> None:
+    "Remove run folder `path` that this call created (a failed run leaves nothing), and its parents under `root` left empty."
+    shutil.rmtree(path, ignore_errors=True)
+    for p in path.parents:
+        if p == root or root not in p.parents: break
+        try: p.rmdir()
+        except OSError: break
 
 def _plan(method, benchmark, judge, limit, dimensions, seed, sample, variant, items, options):
     "Check the request and pick the items: (items, dimensions, variant, the method's keywords)."
@@ -484,21 +481,26 @@ def evaluate(method:str, benchmark:str, judge, limit:int|None=None, dimensions:S
     fn = get_method(method)
     judge_obj = get_judge(judge) if isinstance(judge, str) else judge
     kwargs = resolve_judge_options(method, kwargs, judge_obj, make_judge)
+    check_request(method, judge_obj, kwargs)
     key = run_key(method, benchmark, judge_obj, options, dims, items)
     path = run_dir(benchmark, method, judge_obj.name, variant, root, key=key)
     others = {j.name: j for v in kwargs.values() for j in (v if isinstance(v, list) else [v])
               if hasattr(j, 'usage') and j is not judge_obj}     # the other judges the method was handed
-    with run_lock(path) if save else nullcontext():
-        u0 = {n: j.usage() for n, j in {**others, judge_obj.name: judge_obj}.items() if hasattr(j, 'usage')}
-        result = _call_method(fn, method, items, judge_obj, dims, kwargs)
-        usage = _usage_delta(u0[judge_obj.name], judge_obj.usage()) if judge_obj.name in u0 else {}
-        other_usage = {n: _usage_delta(u0[n], j.usage()) for n, j in others.items() if n in u0}
-        # the run's variant names its records, whatever the method called them
-        for r in [*result.answers, *result.judgments]:
-            if r.variant != variant: r.variant = variant
-        config = {'method': method, 'benchmark': benchmark, 'judge': judge_obj.name, 'limit': limit, 'sample': sample, 'seed': seed,
-                  'dimensions': [d.name for d in dims], 'options': options, 'variant': variant, 'item_ids': [it.item_id for it in items]}
-        if save: save_run(result, path, {**provenance(config, data_checksums(benchmark), judge_obj), 'run_key': key, 'usage': usage,
-                                         **({'other_judges_usage': other_usage} if other_usage else {})}, started_ns=started)
+    new = save and not path.exists()
+    try:
+        with run_lock(path) if save else nullcontext():
+            u0 = {n: j.usage() for n, j in {**others, judge_obj.name: judge_obj}.items() if hasattr(j, 'usage')}
+            result = fn(items, judge_obj, dims, **kwargs)
+            usage = _usage_delta(u0[judge_obj.name], judge_obj.usage()) if judge_obj.name in u0 else {}
+            other_usage = {n: _usage_delta(u0[n], j.usage()) for n, j in others.items() if n in u0}
+            for r in [*result.answers, *result.judgments]:   # the run's variant names its records, whatever the method called them
+                if r.variant != variant: r.variant = variant
+            config = {'method': method, 'benchmark': benchmark, 'judge': judge_obj.name, 'limit': limit, 'sample': sample, 'seed': seed,
+                      'dimensions': [d.name for d in dims], 'options': options, 'variant': variant, 'item_ids': [it.item_id for it in items]}
+            if save: save_run(result, path, {**provenance(config, data_checksums(benchmark), judge_obj), 'run_key': key, 'usage': usage,
+                                             **({'other_judges_usage': other_usage} if other_usage else {})}, started_ns=started)
+    except BaseException:
+        if new: _discard(path, Path(root or runs_dir()))   # a run that failed leaves no folder behind
+        raise
     n_fail = sum(not a.ok for a in result.answers)
     return RunInfo(path, len(items), len(result.answers), n_fail, usage, run_summary(result.answers, usage)), result

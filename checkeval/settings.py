@@ -11,11 +11,11 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['ENV_CACHE', 'ENV_MIRROR', 'ENV_CATALOG', 'ENV_OFFLINE', 'ENV_TIMEOUT', 'ENV_RUNS', 'ENV_GRID', 'ENV_JUDGES',
-           'ENV_PROMPTS', 'ENV_PROGRESS', 'ENV_JOBS', 'ENV_WILDBENCH', 'ENV_VARS', 'SettingsError', 'env', 'env_path',
-           'env_flag', 'env_number', 'repo_root', 'checkout_root', 'package_dir', 'local_root', 'raw_data_dir',
-           'cache_dir', 'models_dir', 'runs_dir', 'mirror_dir', 'catalog_path', 'offline', 'download_timeout',
-           'wildbench_dir', 'configs_dir', 'grid_path', 'judges_config_path', 'prompt_dirs', 'figures_dir',
-           'show_progress', 'jobs', 'current_settings']
+           'ENV_PROMPTS', 'ENV_PROGRESS', 'ENV_JOBS', 'ENV_WILDBENCH', 'ENV_VARS', 'UserError', 'UnknownName',
+           'SettingsError', 'env', 'env_path', 'env_flag', 'env_number', 'repo_root', 'checkout_root', 'package_dir',
+           'local_root', 'raw_data_dir', 'cache_dir', 'models_dir', 'judge_cache_path', 'runs_dir', 'stamps_dir',
+           'mirror_dir', 'catalog_path', 'offline', 'download_timeout', 'wildbench_dir', 'configs_dir', 'grid_path',
+           'judges_config_path', 'prompt_dirs', 'figures_dir', 'docs_dirs', 'show_progress', 'jobs', 'current_settings']
 
 # %% ../nbs/00a_settings.ipynb #8f1b3735
 ENV_CACHE, ENV_MIRROR, ENV_CATALOG = 'CHECKEVAL_CACHE', 'CHECKEVAL_DATA_MIRROR', 'CHECKEVAL_CATALOG'
@@ -39,8 +39,15 @@ ENV_VARS: dict[str, str] = {
     ENV_WILDBENCH: 'a local export of the WildBench release (wildbench.jsonl + model_outputs/)',
 }
 
+# %% ../nbs/00a_settings.ipynb #68df1d36
+class UserError(Exception): "A user's mistake: the message is one line naming what to change."
+
+class UnknownName(UserError, KeyError):
+    "A name (method, judge, benchmark, ...) that no registry knows; the message lists the known ones."
+    def __str__(self): return str(self.args[0]) if self.args else ''
+
 # %% ../nbs/00a_settings.ipynb #4409eaec
-class SettingsError(ValueError): "An environment variable holds a value of the wrong kind."
+class SettingsError(UserError, ValueError): "An environment variable holds a value of the wrong kind."
 
 def env(name:str) -> str|None:
     "The value of the environment variable `name`, or None when it is unset or blank."
@@ -111,12 +118,20 @@ def models_dir() -> Path:
     "Built-in models converted once (`<cache_dir>/models`)."
     return cache_dir()/'models'
 
+def judge_cache_path() -> Path:
+    "The judges' answer cache (`<cache_dir>/judges.sqlite`)."
+    return cache_dir()/'judges.sqlite'
+
 def runs_dir() -> Path:
     "Where runs live: `$CHECKEVAL_RUNS`, else `data/runs` of the checkout, else `~/.cache/checkeval/runs`."
     p = env_path(ENV_RUNS)
     if p is not None: return p
     r = repo_root()
     return r/'data'/'runs' if r is not None else _user_cache()/'runs'
+
+def stamps_dir() -> Path:
+    "The reproduction's stamps, one per grid point that ran (`<runs_dir>/.reproduce`)."
+    return runs_dir()/'.reproduce'
 
 # %% ../nbs/00a_settings.ipynb #43cfb997
 def mirror_dir() -> Path|None:
@@ -160,7 +175,7 @@ def judges_config_path() -> Path|None:
     "`$CHECKEVAL_JUDGES` (which must exist), else `configs/judges.yaml` of the checkout (None when neither exists)."
     p = env_path(ENV_JUDGES)
     if p is not None:
-        if not p.exists(): raise FileNotFoundError(f'{ENV_JUDGES}={p} does not exist')
+        if not p.exists(): raise SettingsError(f'{ENV_JUDGES}={p}: no such file (set it to an existing judges file, or unset it)')
         return p
     r = repo_root()
     if r is not None and (r/'configs'/'judges.yaml').exists(): return r/'configs'/'judges.yaml'
@@ -180,6 +195,11 @@ def prompt_dirs() -> list[Path]:
 def figures_dir() -> Path:
     "`figures/` of the checkout (or of the working directory outside one)."
     return checkout_root()/'figures'
+
+def docs_dirs() -> dict[str, Path]:
+    "The docs site's folders in the checkout: nbdev's processed notebooks (`proc`), MkDocs' input (`docs`), the site (`site`)."
+    r = checkout_root()
+    return {'proc': r/'_proc', 'docs': r/'_docs', 'site': r/'_site'}
 
 # %% ../nbs/00a_settings.ipynb #1a20fb24
 def show_progress() -> bool:

@@ -6,9 +6,12 @@ Docs: https://checkeval.github.io/checkeval/site.html.md"""
 
 # %% ../nbs/32_site.ipynb #c8ace9b2
 from __future__ import annotations
-import json, re, shutil, time
+import json, logging, os, posixpath, re, shutil, time, warnings
 from html.parser import HTMLParser
 from pathlib import Path
+import yaml
+from .core import sha256_file
+from .settings import docs_dirs
 
 # %% auto #0
 __all__ = ['split_frontmatter', 'stage_notebook', 'slug', 'page_url', 'link_rewriter', 'source_page', 'figures_page',
@@ -23,7 +26,6 @@ def _text(v) -> str: return ''.join(v) if isinstance(v, list) else (v or '')
 
 def split_frontmatter(nb:dict) -> dict:
     "Remove the front-matter raw cell that nbdev's processing leaves in `nb` (a dict as read from JSON); return it as a dict."
-    import yaml
     for i, c in enumerate(nb['cells']):
         m = re.match(r'^---\s*\n(.*?)\n---', _text(c['source']), re.S) if c['cell_type'] == 'raw' else None
         if m:
@@ -71,17 +73,22 @@ def page_url(page:str, target:str, anchor:str='') -> str:
     "Relative URL from staged page `page` to page `target` (names without suffix; the site's pages are `NAME.html` files)."
     return '../' * page.count('/') + target + '.html' + (f'#{anchor}' if anchor else '')
 
-def link_rewriter(page:str, pages:dict[str, str], host:str|None=None, git_url:str|None=None):
-    "A function rewriting the Markdown of page `page`: nbdev's doc links (`host`/X.html → `pages[X.html]`), GitHub source links (`git_url`/blob/…/M.py#LN → `source/M`), Quarto link attributes dropped."
-    def doc(m):
+def link_rewriter(page:str, pages:dict[str, str], host:str|None=None, git_url:str|None=None, notebooks:dict[str, str]|None=None, here:str=''):
+    """A function rewriting the Markdown of page `page` (notebook `here`): nbdev's doc links (`host`/X.html → `pages[X.html]`), GitHub
+    source links (`git_url`/blob/…/M.py#LN → `source/M`), links to notebooks (`notebooks[path]`), Quarto link attributes dropped."""
+    def nb(m):
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(here), m.group(1)))
+        return f'](' + page_url(page, notebooks[path], m.group(2) or '') + ')' if path in notebooks else m.group(0)
+    def doc(m):   # a private name has no documentation entry of its own: its link goes to the page
         path, _, anchor = m.group(1).partition('#')
-        return f'({page_url(page, pages[path], slug(anchor))})' if path in pages else m.group(0)
+        return f'({page_url(page, pages[path], "" if anchor.rpartition(".")[2].startswith("_") else slug(anchor))})' if path in pages else m.group(0)
     def src(m):
         return f'({page_url(page, "source/" + m.group(1).replace("/", "."), "__codelineno-0-" + m.group(2) if m.group(2) else "")})'
     def rewrite(text:str) -> str:
         text = _QUARTO_ATTRS.sub(r'\1', text)
         if host: text = re.sub(r'\(' + re.escape(host.rstrip('/') + '/') + r'([^)\s]+)\)', doc, text)
         if git_url: text = re.sub(r'\(' + re.escape(git_url.rstrip('/')) + r'/blob/[^/)]+/([^)#\s]+)\.py(?:#L(\d+))?\)', src, text)
+        if notebooks: text = re.sub(r'\]\((?![a-z]+:)([^()\s#]+\.ipynb)(?:#([^)\s]*))?\)', nb, text)
         return text
     return rewrite
 
@@ -125,7 +132,7 @@ _SECTIONS = {'experiments': 'Experiments', 'paper': 'Papers'}
 
 def _page_name(rel:Path, nb:dict) -> str:
     "Staged page name of processed notebook `rel`: nbdev's HTML name without suffix (`10_checkeval.ipynb` → `checkeval`)."
-    from nbdev.config import nbpath2html
+    from nbdev.config import nbpath2html   # the docs' tools: development dependencies, loaded here
     fm = next((_text(c['source']) for c in nb['cells'] if c['cell_type'] == 'raw'), '')
     m = re.search(r'^output-file:\s*(\S+)', fm, re.M)
     return nbpath2html(rel.with_name(m.group(1)) if m else rel).with_suffix('').as_posix()
@@ -140,7 +147,7 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     "Write MkDocs' input into `docs` (default `_docs/`) from the processed notebooks in `proc` (default `_proc/`), the module files, the README and figures/; returns the nav."
     from nbdev.config import get_config
     cfg = get_config(); root = Path(cfg.config_path); lib = Path(cfg.lib_path)
-    proc = Path(proc or root/'_proc'); docs = Path(docs or root/'_docs')
+    proc = Path(proc or docs_dirs()['proc']); docs = Path(docs or docs_dirs()['docs'])
     docs.mkdir(parents=True, exist_ok=True)
     for p in docs.iterdir():   # dot-files (mkdocs-jupyter's cache) stay
         if not p.name.startswith('.'): shutil.rmtree(p) if p.is_dir() else p.unlink()
@@ -148,16 +155,19 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     if only: nbs = [p for p in nbs if any(p.match(o) for o in only)]
     loaded = {p: json.loads(p.read_text()) for p in nbs}
     names = {p: _page_name(p.relative_to(proc), nb) for p, nb in loaded.items()}
+    clash = {n: [p.name for p in names if names[p] == n] for n in set(names.values()) if list(names.values()).count(n) > 1}
+    if clash: raise ValueError(f'notebooks with the same page name (one would hide the other; rename one): {clash}')
     pages = {n + '.html': n for n in names.values()}
+    notebooks = {p.relative_to(proc).as_posix(): n for p, n in names.items()}
     host = str(cfg.doc_host).rstrip('/') + str(cfg.doc_baseurl).rstrip('/') if cfg.get('doc_host') else None
     docmods, nav = {}, {s: [] for s in ['Library', *_SECTIONS.values()]}
     for p, nb in loaded.items():
         name, rel = names[p], p.relative_to(proc)
         if (mod := _default_exp(nb)): docmods[f'{cfg.lib_name}.{mod}'] = name
-        nb = stage_notebook(nb, link_rewriter(name, pages, host, cfg.get('git_url')))
+        nb = stage_notebook(nb, link_rewriter(name, pages, host, cfg.get('git_url'), notebooks, rel.as_posix()))
         (docs/name).parent.mkdir(parents=True, exist_ok=True)
         (docs/f'{name}.ipynb').write_text(json.dumps(nb, indent=1))
-        title = _text(nb['cells'][0]['source']).splitlines()[0][2:]
+        title = _text(nb['cells'][0]['source']).splitlines()[0][2:].replace('`', '')   # the nav shows text: code spans vanish
         nav[_SECTIONS.get(rel.parts[0], 'Library') if len(rel.parts) > 1 else 'Library'].append({title: f'{name}.ipynb'})
     sources = []
     (docs/'source').mkdir()
@@ -182,24 +192,35 @@ def nav_pages(nav) -> list[str]:
     if isinstance(nav, dict): return [p for v in nav.values() for p in nav_pages(v)]
     return [p for v in nav for p in nav_pages(v)]
 
+def _keep_proc_cache(proc:Path, config_file:Path, version:str, modidx:Path|None=None) -> tuple[str, bool]:
+    """(stamp, fresh): whether nbdev's cache `proc` was built from the bytes of `config_file` and of the symbol index `modidx`
+    (which every page's links are made from) with nbdev `version`; a fresh cache is marked newer than `config_file`."""
+    stamp = f'{sha256_file(config_file)} {sha256_file(modidx) if modidx and modidx.exists() else "-"} nbdev {version}'
+    fresh = (proc/'.checkeval-config').exists() and (proc/'.checkeval-config').read_text() == stamp
+    if fresh: os.utime(proc)
+    return stamp, fresh
+
+# %% ../nbs/32_site.ipynb #f03963e0
 def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True, force:bool=False, n_workers:int=2, config=None) -> dict:
     "`make docs`: nbdev's processing into `_proc/`, `stage_docs` into `docs` (default `_docs/`), MkDocs (`mkdocs.yml`) into `out` (default `_site/`); returns a report."
-    import logging, warnings
+    import nbdev                                                      # the docs' tools: development dependencies, loaded here
     from nbdev.config import get_config
+    from nbdev.serve import proc_nbs
     from mkdocs.config import load_config
     from mkdocs.commands.build import build
-    root = Path(get_config().config_path)
-    docs = Path(docs or root/'_docs'); out = Path(out or root/'_site')
+    cfg, where = get_config(), docs_dirs()
+    docs = Path(docs or where['docs']); out = Path(out or where['site']); proc = where['proc']
     t0 = time.time()
     if process:
-        from nbdev.serve import proc_nbs
+        stamp, fresh = _keep_proc_cache(proc, Path(cfg.config_file), nbdev.__version__, Path(cfg.lib_path)/'_modidx.py')
         with warnings.catch_warnings():   # nbdev warns about cells mixing imports and code
             warnings.simplefilter('ignore')
-            proc_nbs(n_workers=n_workers, force=force, file_re='|'.join(f'^{re.escape(o)}$' for o in only) if only else '')
+            proc_nbs(n_workers=n_workers, force=force or not (fresh or only), file_re='|'.join(f'^{re.escape(o)}$' for o in only) if only else '')
+        if not only: (proc/'.checkeval-config').write_text(stamp)   # a partial build leaves the other pages as they were
     t1 = time.time()
-    nav = stage_docs(root/'_proc', docs, only)
-    mk = load_config(str(config or root/'mkdocs.yml'), docs_dir=str(docs), site_dir=str(out), nav=nav)
-    mk.plugins['mkdocs-jupyter'].config['cache_dir'] = str(docs/'.mkdocs-jupyter')
+    nav = stage_docs(proc, docs, only)
+    mk = load_config(str(config or Path(cfg.config_path)/'mkdocs.yml'), docs_dir=str(docs), site_dir=str(out), nav=nav)
+    mk.plugins['mkdocs-jupyter'].config['cache_dir'] = str((docs if only else where['docs'])/'.mkdocs-jupyter')
     class Count(logging.Handler):
         n = 0
         def emit(self, record): Count.n += 1

@@ -159,8 +159,8 @@ SLOW = textwrap.dedent('''\
     import sys, time
     from checkeval.core import Item
     from checkeval.judges import FunctionJudge, JudgeRequest
-    from checkeval.runs import MethodResult, evaluate, make_answer, register_method
-    @register_method('_slow')
+    from checkeval.runs import MethodOptions, MethodResult, evaluate, make_answer, register_method
+    @register_method('_slow', options=MethodOptions)
     def slow(items, judge, dims, **o):
         rs = judge.generate([JudgeRequest(messages=[{'role': 'user', 'content': it.output}], max_tokens=4) for it in items])
         time.sleep(1.5)

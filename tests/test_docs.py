@@ -1,6 +1,10 @@
-"""The docs site (MkDocs Material over nbdev's processed notebooks): build it with a few notebooks, check pages and links,
-then open it in headless Chromium: pages render from the file system, and, with the site served on localhost (the search index
-is loaded by a web worker, which file:// pages may not start), typing into the search box finds a page."""
+"""The docs site (MkDocs Material over nbdev's processed notebooks): build the WHOLE site once per test session (every notebook,
+as `make docs` does: a page that fails to render fails here), check every page and link, then open it in headless Chromium:
+pages render from the file system, and, with the site served on localhost (the search index is loaded by a web worker, which
+file:// pages may not start), a figure of figures/ loads and typing into the search box finds a page.
+
+The build uses nbdev's processing cache (`_proc/`) and mkdocs-jupyter's page cache, as `make docs` does, and executes no
+notebook. Without `chromium` the browser tests are skipped (said in the skip reason); the build and link checks still run."""
 import asyncio, functools, http.server, json, re, shutil, subprocess, threading, time
 from pathlib import Path
 import pytest
@@ -9,17 +13,24 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser') or shutil.which('google-chrome')
 FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
          '--disable-component-update', '--disable-sync']
-ONLY = ['00_core.ipynb', '04_runs.ipynb', '10_checkeval.ipynb', '31_reproduce.ipynb']
 METHOD_PAGE = 'checkeval.html'   # nbs/10_checkeval.ipynb
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason='chromium is not installed (apt-get install -y chromium)')
 
 
-@pytest.fixture(scope='module')
+@pytest.fixture(scope='session')
 def site(tmp_path_factory):
+    "The whole site, built once per session into a temporary folder (the checkout's _site/ is left alone)."
     from checkeval.site import build_docs
     tmp = tmp_path_factory.mktemp('site')
-    report = build_docs(out=tmp/'_site', docs=tmp/'_docs', only=ONLY, n_workers=2)
+    report = build_docs(out=tmp/'_site', docs=tmp/'_docs', n_workers=2)
+    print(f"\ndocs build: {report}")
     return Path(report['out']), report
+
+
+def notebooks() -> list[Path]:
+    "The notebooks the site is built from (nbdev's: not hidden, not starting with '_')."
+    nbs = ROOT/'nbs'
+    return sorted(p for p in nbs.rglob('*.ipynb') if not any(x.startswith(('_', '.')) for x in p.relative_to(nbs).parts))
 
 
 @pytest.fixture(scope='module')
@@ -31,6 +42,34 @@ def server(site):
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f'http://127.0.0.1:{httpd.server_address[1]}/'
     httpd.shutdown(); httpd.server_close()
+
+
+def test_every_notebook_has_a_page(site):
+    "Every notebook is a page of the site with a title and, for a module's notebook, its functions documented."
+    from checkeval.site import _page_name
+    out, report = site
+    nbs = notebooks()
+    assert len(nbs) > 40 and report['pages'] >= len(nbs), report
+    for nb in nbs:
+        page = out/(_page_name(nb.relative_to(ROOT/'nbs'), json.loads(nb.read_text())) + '.html')
+        assert page.exists(), (nb, page)
+        html = page.read_text()
+        assert re.search(r'<h1[^>]*>', html) and 'md-content' in html, page
+        assert 'Traceback (most recent call last)' not in html, page
+        exported = any(c['cell_type'] == 'code' and ''.join(c['source']).startswith('#| export') and 'def ' in ''.join(c['source'])
+                       for c in json.loads(nb.read_text())['cells'])
+        if exported: assert re.search(r'<h3 id="[^"]+"', html), (page, 'no documented function')   # nbdev's show_doc expansions
+
+
+def test_nav_titles_are_distinct(site):
+    "Every page in the navigation has its own title (a title that loses its code span reads like another's)."
+    out, _ = site
+    links = re.findall(r'<a href="([^"#]+\.html)" class="md-nav__link[^"]*">\s*(.*?)</a>', (out/'index.html').read_text(), re.S)
+    titles = {}
+    for href, t in links: titles.setdefault(href, re.sub(r'\s+', ' ', re.sub(r'<[^>]+>', '', t)).strip())
+    assert len(titles) > 100 and titles['judges_hf.html'] == 'Judges: the hf backend', titles
+    pages = [t for h, t in titles.items() if not h.startswith('source/')]
+    assert len(pages) == len(set(pages)), sorted(t for t in pages if pages.count(t) > 1)
 
 
 def test_pages_and_links(site):
@@ -96,8 +135,8 @@ def test_renders_in_chromium(site, page, tmp_path):
     assert r.returncode == 0 and png.exists() and png.stat().st_size > 10_000, r.stderr[-2000:]
 
 
-async def _search(url, query, profile, timeout=60):
-    "Open `url` in headless Chromium over the DevTools protocol, type `query` into the search box, return the results' titles and links."
+async def _in_chromium(url, profile, act, timeout=60):
+    "Open `url` in headless Chromium over the DevTools protocol once it has loaded, and return `await act(js, call)`."
     import aiohttp
     proc = subprocess.Popen([CHROMIUM, *FLAGS, f'--user-data-dir={profile}', '--remote-debugging-port=0', 'about:blank'],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -126,17 +165,45 @@ async def _search(url, query, profile, timeout=60):
                 while not await js("!!document.querySelector('.md-search__input') && document.readyState === 'complete'"):
                     assert time.time() - t0 < timeout, 'page did not load'
                     await asyncio.sleep(0.2)
-                await js("document.querySelector('.md-search__input').focus()")
-                await call('Input.insertText', text=query)   # typed as keyboard input into the focused box
-                while True:
-                    found = await js("[...document.querySelectorAll('.md-search-result__item a')].map(a => [a.innerText, a.getAttribute('href')])")
-                    if found: return found, await js("document.querySelector('.md-search-result__meta').innerText")
-                    assert time.time() - t0 < timeout, 'no search results'
-                    await asyncio.sleep(0.2)
+                return await act(js, call)
     finally:
         proc.terminate()
         try: proc.wait(10)
         except subprocess.TimeoutExpired: proc.kill()
+
+
+async def _search(url, query, profile, timeout=60):
+    "Type `query` into the search box of `url`; return the results' titles and links, and the results' count line."
+    async def act(js, call):
+        await js("document.querySelector('.md-search__input').focus()")
+        await call('Input.insertText', text=query)   # typed as keyboard input into the focused box
+        t0 = time.time()
+        while True:
+            found = await js("[...document.querySelectorAll('.md-search-result__item a')].map(a => [a.innerText, a.getAttribute('href')])")
+            if found: return found, await js("document.querySelector('.md-search-result__meta').innerText")
+            assert time.time() - t0 < timeout, 'no search results'
+            await asyncio.sleep(0.2)
+    return await _in_chromium(url, profile, act, timeout)
+
+
+async def _images(url, profile, timeout=60):
+    "The PNG images of `url` once each has finished loading: [src, natural width, natural height]."
+    async def act(js, call):
+        t0 = time.time()
+        while not await js("[...document.images].every(i => i.complete)"):
+            assert time.time() - t0 < timeout, 'images did not finish loading'
+            await asyncio.sleep(0.2)
+        return await js("[...document.images].filter(i => i.getAttribute('src').endsWith('.png')).map(i => [i.getAttribute('src'), i.naturalWidth, i.naturalHeight])")
+    return await _in_chromium(url, profile, act, timeout)
+
+
+@needs_chromium
+def test_figures_load_in_chromium(site, server, tmp_path):
+    "Every figure shown on the tables-and-figures page loads in the browser (a PNG that decodes has a size)."
+    out, _ = site
+    imgs = asyncio.run(_images(server + 'reproduction.html', tmp_path/'profile'))
+    assert len(imgs) == len(list((ROOT/'figures').rglob('*.png'))) > 0, imgs
+    for src, w, h in imgs: assert w > 0 and h > 0, (src, w, h)
 
 
 @needs_chromium

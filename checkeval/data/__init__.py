@@ -9,6 +9,7 @@ __all__ = []
 
 # %% ../../nbs/01f_data.ipynb #1167ace5
 from ..settings import ENV_CACHE, ENV_CATALOG, ENV_MIRROR, ENV_OFFLINE, ENV_TIMEOUT, catalog_path, mirror_dir, raw_data_dir
+from ..core import sha256_file   # the one checksum function, among the data package's names
 from .storage import *
 from .benchmarks import *
 from .responses import *

@@ -10,7 +10,7 @@ import csv, json
 from functools import lru_cache
 import pandas as pd
 from ..core import DataError
-from .storage import _CACHED, available, get_field, jsonl_rows, read_json, resolve
+from .storage import _CACHED, available, get_field, json_objects, jsonl_rows, read_json, resolve
 from .benchmarks import _norm_name, load_benchmark
 
 # %% auto #0
@@ -26,13 +26,8 @@ def load_arena_elo(benchmark:str, split:str='test'):
     b = _norm_name(benchmark).replace('_', '-')
     if b not in ARENA_BENCHMARKS: raise DataError(f"unknown Arena ranking '{benchmark}'; known: {', '.join(ARENA_BENCHMARKS)}", field='benchmark')
     if split not in ('train', 'test'): raise DataError(f"unknown split '{split}'; use train or test", field='split')
-    p = resolve(f'rankings/arena_elo/{b}_{split}.json'); d = read_json(p)
-    if not isinstance(d, list): raise DataError('expected a JSON list', p)
-    rows = []
-    for i,r in enumerate(d):
-        if not isinstance(r, dict): raise DataError('expected an object', f'{p} (row {i})')
-        rows.append({k: get_field(r, k, t, f'{p} (row {i})') for k,t in
-                     [('model', str), ('name', str), ('rating', float), ('lower', float), ('upper', float)]})
+    rows = [{k: get_field(r, k, t, w) for k,t in [('model', str), ('name', str), ('rating', float), ('lower', float), ('upper', float)]}
+            for w, r in json_objects(resolve(f'rankings/arena_elo/{b}_{split}.json'))]
     df = pd.DataFrame(rows).sort_values('rating', ascending=False, ignore_index=True)
     df['rank'] = range(1, len(df) + 1)
     return df

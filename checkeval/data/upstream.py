@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 from ..core import DataError
-from .storage import available, get_field, jsonl_rows, manifest, read_json, resolve
+from .storage import available, get_field, json_objects, jsonl_rows, manifest, read_json, resolve
 from .benchmarks import _norm_name
 
 # %% auto #0
@@ -59,12 +59,8 @@ def load_check_eval_legal(criterion:str, variant:str='reference'):
     "Check-Eval's GPT-4-turbo run on the 32 legal pairs: per row id the checklist and the share of checked items (`score`)."
     if criterion not in CHECK_EVAL_CRITERIA: raise DataError(f"unknown criterion '{criterion}'; known: {', '.join(CHECK_EVAL_CRITERIA)}", field='criterion')
     if variant not in ('reference', 'candidate'): raise DataError(f"unknown variant '{variant}'; use reference (recall) or candidate (precision)", field='variant')
-    p = resolve(f'judgments/check_eval_legal_sts_gpt-4-turbo/stj_h_{criterion}_{variant}.json'); d = read_json(p)
-    if not isinstance(d, list): raise DataError('expected a JSON list', p)
     rows = []
-    for i,r in enumerate(d):
-        w = f'{p} (row {i})'
-        if not isinstance(r, dict): raise DataError('expected an object', w)
+    for w, r in json_objects(resolve(f'judgments/check_eval_legal_sts_gpt-4-turbo/stj_h_{criterion}_{variant}.json')):
         ce = get_field(r, 'check_eval', dict, w)
         rows.append(dict(row_index=get_field(r, 'Unnamed: 0', int, w), item_id=str(r['Unnamed: 0']), criterion=criterion, variant=variant,
                          score=float(get_field(ce, criterion, float, w, prefix='check_eval.')), checklist=get_field(r, 'checklist', str, w),

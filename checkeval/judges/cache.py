@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 from fastcore.basics import patch
 from ..core import DataError, iter_jsonl
-from ..settings import cache_dir
+from ..settings import cache_dir, judge_cache_path
 from .types import JudgeRequest, JudgeResponse, canonical_request, request_key
 
 # %% auto #0
@@ -56,7 +56,7 @@ CREATE TABLE IF NOT EXISTS batches (id TEXT PRIMARY KEY, judge TEXT, model TEXT,
 class ResponseCache:
     "Content-addressed SQLite (WAL) store of judge answers, failures, in-flight claims and Batch API jobs."
     def __init__(self, path=None):
-        self.path = Path(path) if path is not None else cache_dir()/'judges.sqlite'
+        self.path = Path(path) if path is not None else judge_cache_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self.con = sqlite3.connect(self.path, timeout=120, isolation_level=None, check_same_thread=False)

@@ -10,15 +10,16 @@ import asyncio, collections, concurrent.futures, contextlib, json, threading, ti
 from pathlib import Path
 from typing import Callable, Sequence, Union
 from fastcore.basics import patch
-from ..settings import show_progress
+from ..settings import UserError, UnknownName, show_progress
 from .types import JudgeRequest, JudgeResponse, estimate_tokens, request_key
 from .cache import ResponseCache, claim_owner
 
 # %% auto #0
-__all__ = ['PLACEHOLDER_ITEMS', 'BudgetExceeded', 'Judge', 'FunctionJudge', 'schema_example', 'DryRunJudge']
+__all__ = ['PLACEHOLDER_ITEMS', 'BACKENDS', 'BudgetExceeded', 'Judge', 'FunctionJudge', 'schema_example', 'DryRunJudge',
+           'register_backend', 'backend_class']
 
 # %% ../../nbs/03c_judges_engine.ipynb #ab806fa2
-class BudgetExceeded(RuntimeError): "Raised by `Judge.check_budget` when an estimate exceeds the budget."
+class BudgetExceeded(UserError, RuntimeError): "Raised by `Judge.check_budget` when an estimate exceeds the budget."
 
 def _chunks(xs, n):
     for i in range(0, len(xs), n): yield xs[i:i+n]
@@ -398,3 +399,20 @@ class DryRunJudge(Judge):
             out.append(JudgeResponse(text=t, top_logprobs=[{t: -0.1, 'no' if t != 'no' else 'yes': -2.4}] if r.logprobs else None,
                                      prompt_tokens=0, completion_tokens=0, latency_s=0.0, finish_reason='stop', model=self.model))
         return out
+
+# %% ../../nbs/03c_judges_engine.ipynb #a364d65f
+BACKENDS: dict[str, type] = {}
+
+def register_backend(name:str):
+    "Class decorator: register a `Judge` subclass as backend `name` (the judges file's `backend:`), and set its `backend`."
+    def _inner(cls):
+        if not (isinstance(cls, type) and issubclass(cls, Judge)): raise TypeError(f'register_backend({name!r}): {cls!r} is not a Judge subclass')
+        cls.backend = name
+        BACKENDS[name] = cls
+        return cls
+    return _inner
+
+def backend_class(name:str) -> type:
+    "The `Judge` subclass registered as backend `name`; `UnknownName` listing the registered ones."
+    if name not in BACKENDS: raise UnknownName(f"unknown backend {name!r}; registered: {', '.join(sorted(BACKENDS))}")
+    return BACKENDS[name]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence
 from fastcore.basics import patch
 from .types import Constraint, JudgeRequest, JudgeResponse, request_key
-from .engine import Judge, _chunks
+from .engine import Judge, _chunks, register_backend
 
 # %% auto #0
 __all__ = ['HFBackend', 'HFJudge']
@@ -59,9 +59,9 @@ def _budget_chunks(xs, size, max_rows:int, max_tokens:int):
     if cur: yield cur
 
 # %% ../../nbs/03e_judges_hf.ipynb #05e20bf2
+@register_backend('hf')
 class HFJudge(Judge):
     "A transformers causal LM served in-process: batched greedy generation, choice scoring, prefix KV reuse."
-    backend = 'hf'
     def __init__(self, name:str, model_path:str|Path|None=None, model:str|None=None, device:str='cpu', dtype:str|None=None,
                  prefix_reuse:bool=True, min_prefix_tokens:int=16, batch_size:int=32, suppress_special:bool=False,
                  prefix_fraction:float=0.5,      # a shared prefix is reused when it is at least this share of its prompts

@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio, contextlib, email.utils, json, os, random, time
 from typing import Sequence
 from fastcore.basics import patch
+from ..settings import SettingsError, env
 from .types import JudgeRequest, JudgeResponse, check_no_secrets, request_key
-from .engine import Judge
+from .engine import Judge, register_backend
 
 # %% auto #0
 __all__ = ['classify_error', 'parse_chat_completion', 'aiohttp_available', 'OpenAIJudge', 'submit_batch', 'collect_batch']
@@ -106,9 +107,9 @@ class _Endpoint:
     def __init__(self, url): self.url, self.in_flight, self.sent, self.client = url, 0, 0, None
 
 # %% ../../nbs/03f_judges_openai.ipynb #ab759330
+@register_backend('openai')
 class OpenAIJudge(Judge):
     "A judge behind one or more OpenAI-compatible endpoints (async, bounded, retried, spread over endpoints)."
-    backend = 'openai'
     is_async = True
     def __init__(self, name:str, model:str|None=None, base_url:str|None=None, base_urls:Sequence[str]|None=None,
                  base_url_env:str|None=None, api_key_env:str|None='OPENAI_API_KEY', timeout:float=120., max_retries:int=6,
@@ -132,16 +133,16 @@ class OpenAIJudge(Judge):
     def base_urls(self) -> list:
         "Endpoints; from the environment variable `base_url_env` (comma-separated) when the configuration names one."
         if self.base_url_env:
-            v = os.environ.get(self.base_url_env)
-            if not v: raise KeyError(f'judge {self.name!r}: set the environment variable {self.base_url_env} (its base URL)')
+            v = env(self.base_url_env)
+            if not v: raise SettingsError(f'judge {self.name!r}: set the environment variable {self.base_url_env} (its base URL)')
             return [u.strip() for u in v.split(',') if u.strip()]
         return self._base_urls
 
     def _api_key(self) -> str:
-        v = os.environ.get(self.api_key_env) if self.api_key_env else None
+        v = env(self.api_key_env) if self.api_key_env else None
         if v: return v
         if all(u is not None for u in self.base_urls): return 'not-needed'   # local / self-hosted servers
-        raise KeyError(f'judge {self.name!r}: set the environment variable {self.api_key_env} (the API key)')
+        raise SettingsError(f'judge {self.name!r}: set the environment variable {self.api_key_env} (the API key)')
 
 # %% ../../nbs/03f_judges_openai.ipynb #17f894f0
 @patch

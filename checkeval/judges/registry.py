@@ -9,13 +9,13 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
+import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
-from ..settings import judges_config_path   # `$CHECKEVAL_JUDGES`, else configs/judges.yaml of the checkout
+from ..settings import UnknownName, UserError, judges_config_path   # `$CHECKEVAL_JUDGES`, else configs/judges.yaml
 from .types import check_no_secrets
-from .engine import Judge
-from .hf import HFJudge
-from .openai import OpenAIJudge
-from .vllm import VLLMJudge
+from .engine import BACKENDS, Judge, backend_class
+from .hf import HFJudge        # each backend module registers its backend (`register_backend`) when imported
+from . import openai as _openai, vllm as _vllm
 from .builtin import TINY_MAX_NEW_TOKENS, TINY_MODEL_ID, TINY_NUM_THREADS, build_tiny, SMOLLM2_MODEL_ID, smollm2_path
 
 # %% auto #0
@@ -39,7 +39,7 @@ class JudgeSettings(BaseModel):
     "The settings of one judges-file entry (or of its `defaults`), with their types."
     model_config = ConfigDict(extra='forbid')
     # the registry's own
-    backend: Optional[Literal['openai', 'vllm', 'hf']] = None
+    backend: Optional[str] = None        # a registered backend (`BACKENDS`): checked by `_backend`
     model: Optional[str] = None
     papers: Optional[list[str]] = None
     notes: Optional[str] = None
@@ -83,6 +83,12 @@ class JudgeSettings(BaseModel):
     max_batch_tokens: Optional[int] = None
     engine_args: Optional[dict[str, Any]] = None
 
+    @field_validator('backend')
+    @classmethod
+    def _backend(cls, v):
+        if v is not None and v not in BACKENDS: raise ValueError(f"expected one of {', '.join(map(repr, sorted(BACKENDS)))}, got {v!r}")
+        return v
+
     @field_validator('cache', mode='before')
     @classmethod
     def _cache(cls, v):
@@ -97,7 +103,6 @@ class JudgesFile(BaseModel):
 
 # %% ../../nbs/03h_judges_registry.ipynb #3e1f4b9a
 _REGISTRY_KEYS = {'backend', 'model', 'papers', 'notes', 'model_path'}
-_BACKENDS = {'openai': OpenAIJudge, 'hf': HFJudge, 'vllm': VLLMJudge}
 
 def _params(cls) -> set[str]:
     "Keyword parameters of the constructors of `cls` and its bases."
@@ -106,10 +111,10 @@ def _params(cls) -> set[str]:
 
 def backend_settings(backend:str) -> set[str]:
     "The settings a judge entry of `backend` may hold."
-    return _REGISTRY_KEYS | _params(_BACKENDS[backend])
+    return _REGISTRY_KEYS | _params(backend_class(backend))
 
 # %% ../../nbs/03h_judges_registry.ipynb #43b0e6a4
-class JudgesConfigError(ValueError): "A judges file that cannot be read or does not fit its schema."
+class JudgesConfigError(UserError, ValueError): "A judges file that cannot be read or does not fit its schema."
 
 _EXPECTED = {'int_parsing': 'an integer', 'int_type': 'an integer', 'int_from_float': 'an integer',
              'float_parsing': 'a number', 'float_type': 'a number', 'bool_parsing': 'true or false', 'bool_type': 'true or false',
@@ -129,9 +134,9 @@ def _one_line(path, e:ValidationError) -> str:
 
 # %% ../../nbs/03h_judges_registry.ipynb #d8d6304f
 def _read_yaml(path:Path):
-    import yaml
     try:
         with open(path, encoding='utf-8') as f: return yaml.safe_load(f)
+    except FileNotFoundError: raise JudgesConfigError(f'{path}: no such judges file') from None
     except yaml.YAMLError as e:
         m = getattr(e, 'problem_mark', None)
         where = f'{path}:{m.line + 1}:{m.column + 1}' if m is not None else str(path)
@@ -175,15 +180,16 @@ def get_judge(name:str, config=None, **overrides) -> Judge:
     "The judge called `name` (built-in `smollm2` or `tiny`, or an entry of the judges configuration), with `overrides` applied."
     check_no_secrets(overrides, f'parameters of get_judge({name!r})')
     entries = load_judges_config(config)
-    if name not in entries: raise KeyError(f"unknown judge {name!r}; known: {', '.join(sorted(entries))}")
+    if name not in entries: raise UnknownName(f"unknown judge {name!r}; known: {', '.join(sorted(entries))}")
     backend = {**entries[name], **overrides}.get('backend') or 'openai'
-    if backend not in _BACKENDS: raise ValueError(f'judge {name!r}: unknown backend {backend!r} (hf, openai, vllm)')
+    try: cls = backend_class(backend)
+    except UnknownName as e: raise UnknownName(f'judge {name!r}: {e}') from None
     allowed = backend_settings(backend)
     e = {**{k: v for k, v in entries[name].items() if k in allowed}, **overrides}
     for k in ('papers', 'notes', 'backend'): e.pop(k, None)     # documentation, and the choice of class
     model = e.pop('model', name)
-    if backend == 'hf':
+    if cls is HFJudge:
         path = e.pop('model_path', None)
         if path is None and name in _BUILTIN_PATHS: path = _BUILTIN_PATHS[name]()
         return HFJudge(name, model_path=path or model, model=model, **e)
-    return _BACKENDS[backend](name, model=model, **e)
+    return cls(name, model=model, **e)

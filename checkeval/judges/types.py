@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib, json, math, re
 from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from ..settings import UserError
 
 # %% auto #0
 __all__ = ['KEY_FIELDS', 'Constraint', 'JudgeRequest', 'JudgeResponse', 'canonical_request', 'request_key', 'estimate_tokens',
@@ -110,7 +111,7 @@ def estimate_tokens(text:str) -> int:
     return max(1, math.ceil(len(text)/4))
 
 # %% ../../nbs/03_judges_types.ipynb #f3558211
-class SecretInConfig(ValueError): "A value that looks like a secret was found in a configuration or parameters."
+class SecretInConfig(UserError, ValueError): "A value that looks like a secret was found in a configuration or parameters."
 
 _SECRET_PATTERNS = [re.compile(p) for p in (
     r'\bsk-[A-Za-z0-9_\-]{16,}', r'\bsk-(proj|ant|or)-[A-Za-z0-9_\-]{8,}', r'\bhf_[A-Za-z0-9]{20,}', r'\bAKIA[0-9A-Z]{16}\b',

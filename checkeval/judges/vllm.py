@@ -7,7 +7,7 @@ Docs: https://checkeval.github.io/checkeval/judges_vllm.html.md"""
 # %% ../../nbs/03g_judges_vllm.ipynb #2d261b47
 from __future__ import annotations
 from .types import JudgeRequest, JudgeResponse, request_key
-from .engine import Judge
+from .engine import Judge, register_backend
 
 # %% auto #0
 __all__ = ['VLLM_MISSING', 'vllm_sampling_kwargs', 'VLLMJudge']
@@ -27,9 +27,9 @@ def vllm_sampling_kwargs(req:JudgeRequest) -> dict:
 # %% ../../nbs/03g_judges_vllm.ipynb #9a85bc24
 VLLM_MISSING = "the 'vllm' judge backend needs vLLM (GPU only): pip install 'checkeval[vllm]'"
 
+@register_backend('vllm')
 class VLLMJudge(Judge):
     "Offline vLLM (`vllm.LLM`), imported lazily: batched generation, prefix caching, guided choices."
-    backend = 'vllm'
     def __init__(self, name:str, model:str|None=None, model_path:str|None=None, engine_args:dict|None=None, batch_size:int=512, **kwargs):
         kwargs.setdefault('supports_logprobs', True); kwargs.setdefault('supports_json_schema', True)
         super().__init__(name, model=model, batch_size=batch_size, **kwargs)

@@ -369,7 +369,7 @@ def _checklist_label(o:CheckEvalOptions, checklists:dict, builder, prov:dict) ->
     if o.checklist == 'upstream': return f"{'unfiltered union' if o.stage in ('all', 'union') else 'released ' + o.stage} ({sizes})"
     return f'{o.checklist} ({sizes})'
 
-@register_method('checkeval', options=CheckEvalOptions, judges=('builder',))
+@register_method('checkeval', options=CheckEvalOptions, judges=('builder',), weak_forms={'granularity': 'question', 'answer': 'choices'})
 def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], builder=None, **options) -> MethodResult:
     "CheckEval on `items` for `dimensions` with the options of `CheckEvalOptions`; `builder` (a Judge) builds/filters the checklist once."
     if isinstance(builder, (str, list)): raise ValueError('builder must be a Judge (the runner resolves a judge name)')

@@ -369,7 +369,7 @@ def _with_scale(judgments:list[Judgment], scale) -> list[Judgment]:
     return judgments
 
 # %% ../../nbs/15_interacteval.ipynb #06c1bcc6
-@register_method('interacteval', options=InteractEvalOptions, judges=('builder', 'ta_judges'))
+@register_method('interacteval', options=InteractEvalOptions, judges=('builder', 'ta_judges'), weak_forms={'answers': 'per_question'})
 def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], checklist_source:str='upstream', condition:str='Comb-TA',
                      attributes:str='upstream', ta_judges=None, ta_member:str|None=None, human_attributes:str|None=None, builder=None,
                      components:int=5, rubric:str='auto', sample_frac:float|None=None, sample_seed:int=0, sample_unit:str='documents',

@@ -432,7 +432,7 @@ def _score_items(items, judge, dimensions, lists, plan, resps, criteria, directi
     return answers, judgments
 
 # %% ../../nbs/14_keypoint.ipynb #a4930564
-@register_method('keypoint', options=KeypointOptions)
+@register_method('keypoint', options=KeypointOptions, weak_forms={'answers': 'per_question'})
 def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], mode:str='auto', criteria=None, language:str='auto',
                  definitions=None, reference_field:str='auto', task:str|None=None, max_tokens:int|None=None, answers:str='list') -> MethodResult:
     "Check-Eval on `items` with `judge`: checklist generation and evaluation, scores per the `mode` variant."

@@ -490,7 +490,7 @@ def seal_judgments(answers:Sequence[Answer], expected=None, variant:str|None=Non
     return out
 
 # %% ../../nbs/13_seal.ipynb #31c2c270
-@register_method('seal', options=SealOptions)
+@register_method('seal', options=SealOptions, weak_forms={'verdicts': 'per_unit'})
 def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
     "SEAL (Algorithm 1) on `items` for `dimensions`; `options` as in `SealOptions` (unknown names are an error)."
     o = SealOptions(**validate_options('seal', options))

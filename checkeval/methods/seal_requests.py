@@ -11,9 +11,12 @@ from typing import Literal, Optional, Sequence
 from pydantic import BaseModel, Field
 from ..prompts import render
 from .seal_parse import FACT_KEYS
+from ..core import Dimension, Item
+
+SealConfig = BaseModel   # a `checkeval.methods.seal.SealDimension` (defined there: seal imports this module, so it cannot be imported here)
 
 # %% auto #0
-__all__ = ['Planned', 'plan_split', 'plan_facts', 'plan_verify', 'plan_rate', 'plan_one']
+__all__ = ['SealConfig', 'Planned', 'plan_split', 'plan_facts', 'plan_verify', 'plan_rate', 'plan_one']
 
 # %% ../../nbs/13c_seal_requests.ipynb #af6da19b
 def _example_verdicts(n:int, k:int, weights:bool) -> str:
@@ -75,17 +78,17 @@ class Planned(BaseModel):
                             temperature=temperature, seed=seed, constraint=c, meta=meta)
 
 # %% ../../nbs/13c_seal_requests.ipynb #c692d59c
-def _sub_lines(cfg:SealDimension) -> list[str]:
+def _sub_lines(cfg:SealConfig) -> list[str]:
     return [f'{s.name}: {s.question.strip()}' for s in cfg.sub_dimensions]
 
 # %% ../../nbs/13c_seal_requests.ipynb #62f9387a
-def plan_split(item:Item, cfg:SealDimension, max_tokens:int=1024) -> Planned:
+def plan_split(item:Item, cfg:SealConfig, max_tokens:int=1024) -> Planned:
     "Stage 1: the judge splits the output into sentences."
     return Planned(template='split_sentences', vars={'output': item.output, 'output_label': cfg.output_label},
                    stage='decompose', max_tokens=max_tokens, schema=_strings_schema('sentences'))
 
 # %% ../../nbs/13c_seal_requests.ipynb #fc6cb151
-def plan_facts(item:Item, cfg:SealDimension, max_tokens:int=4096) -> Planned:
+def plan_facts(item:Item, cfg:SealConfig, max_tokens:int=4096) -> Planned:
     "Stage 1: the judge writes the monadic facts of source, reference and output (one request shared by all fact dimensions)."
     ref = item.reference or ''
     if ref.strip() == item.source.strip(): ref = ''
@@ -94,7 +97,7 @@ def plan_facts(item:Item, cfg:SealDimension, max_tokens:int=4096) -> Planned:
                    stage='decompose', max_tokens=max_tokens, schema=_strings_schema(*FACT_KEYS))
 
 # %% ../../nbs/13c_seal_requests.ipynb #44e139fe
-def plan_verify(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], blocks:list[dict],
+def plan_verify(item:Item, dim:Dimension, cfg:SealConfig, units:Sequence[str], blocks:list[dict],
                 want_weights:bool, max_tokens:int=1024, unit_label:str|None=None, fact_ids:Sequence[str]|None=None,
                 json_reply:bool=True) -> Planned:
     "Stages 2–3: binary decisions for every unit (and weights when `want_weights`); `fact_ids` switches to the support format; `json_reply=False` asks for `U1: 1` lines."
@@ -115,7 +118,7 @@ def plan_verify(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str]
                    stage='verify', max_tokens=max_tokens, schema=_schema_verdicts(n, k, want_weights))
 
 # %% ../../nbs/13c_seal_requests.ipynb #0feaaf03
-def plan_rate(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], blocks:list[dict], whole:bool,
+def plan_rate(item:Item, dim:Dimension, cfg:SealConfig, units:Sequence[str], blocks:list[dict], whole:bool,
               scale:tuple[int,int]=(1, 5), max_tokens:int=512, unit_label:str|None=None) -> Planned:
     "A rating on `scale` for every unit (the ablation without sub-dimension verification, and holistic evaluation)."
     n, (lo, hi) = len(units), scale
@@ -127,7 +130,7 @@ def plan_rate(item:Item, dim:Dimension, cfg:SealDimension, units:Sequence[str], 
     return Planned(template='rate_units', vars=v, stage='rate', max_tokens=max_tokens, schema=schema)
 
 # %% ../../nbs/13c_seal_requests.ipynb #9415eee6
-def plan_one(item:Item, dim:Dimension, cfg:SealDimension, unit:str, blocks:list[dict], sub, unit_label:str|None=None) -> Planned:
+def plan_one(item:Item, dim:Dimension, cfg:SealConfig, unit:str, blocks:list[dict], sub, unit_label:str|None=None) -> Planned:
     "Stages 2–3 for judges that cannot write the list (`verdicts='per_unit'`): one question `sub` about one `unit`, a constrained Yes/No."
     v = dict(dimension=dim.name, definition=dim.definition, output_label=cfg.output_label, unit_label=unit_label or cfg.unit_label,
              inputs=blocks, unit=unit, question=sub.question.strip())
