@@ -17,7 +17,7 @@ from .gridstate import _slug, judge_entry, point_inputs, point_run_dirs, point_s
 from tqdm.auto import tqdm
 from .settings import ENV_PROGRESS, runs_dir
 from .judges import DryRunJudge, get_judge
-from .runs import evaluate, run_dir
+from .runs import evaluate, method_spec, run_dir
 
 # %% auto #0
 __all__ = ['is_paid', 'sum_totals', 'estimate_point', 'ScaledDryRun', 'scale_dry_run', 'dry_run_counts', 'kernel_name',
@@ -78,7 +78,6 @@ def scale_dry_run(judges:Sequence[ScaledDryRun], n_items:int, sampled:int) -> di
 # %% ../nbs/31d_gridrun.ipynb #533bbd4d
 def dry_run_counts(method:str) -> str:
     "How exact a full-benchmark request count is for `method`, as its module declares in `DRY_RUN_COUNTS`."
-    from checkeval.runs import method_spec
     mod = sys.modules.get(getattr(method_spec(method).fn, '__module__', ''))
     d = getattr(mod, 'DRY_RUN_COUNTS', None)
     return str(d['requests']) if isinstance(d, dict) and d.get('requests') else 'not declared by the method (every request scaled per item)'

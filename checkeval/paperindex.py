@@ -16,6 +16,7 @@ import pandas as pd, yaml
 from .data import load_benchmark
 from .judges import DryRunJudge, FunctionJudge
 from .reporting import N_COLUMNS, PLUMBING_GROUPS, SMALL_LOCAL_GROUPS, _counts, table_content
+from .metaeval import MIN_ITEMS
 from .runs import canonical_hash, evaluate
 from .gridrun import ScaledDryRun, dry_run_counts, scale_dry_run
 
@@ -158,7 +159,6 @@ NO_VALUE_REASONS = (('no scored item', 'no scored item'), ('no readable csv', 'n
 
 def no_value_reason(rec:dict, min_items:int|None=None) -> str:
     "Why a judge's tables hold no number, from their notes (see `NO_VALUE_REASONS`), else from how few items they rest on."
-    from checkeval.metaeval import MIN_ITEMS
     m = MIN_ITEMS if min_items is None else min_items
     text = ' '.join(rec.get('notes') or []).lower()
     kinds = list(dict.fromkeys(label.format(m=m) for pat, label in NO_VALUE_REASONS if pat in text))

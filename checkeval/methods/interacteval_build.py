@@ -12,6 +12,7 @@ from ..core import Checklist, DataError, Dimension, Question
 from ..prompts import render
 from ..data import manifest, resolve
 from .keypoint import ReplyError, _schema_constraint
+from ..judges.types import JudgeRequest
 from ..parsing import extract_json
 
 # %% auto #0
@@ -241,7 +242,6 @@ def _upstream_stage_messages(stage:str, ctx:dict) -> list[dict]:
 # %% ../../nbs/15a_interacteval_build.ipynb #5e3ba1e0
 def construction_request(judge, stage:str, ctx:dict, max_tokens:int=1024, prompt_source:str='project'):
     "The request of construction step `stage`: the project's template (held to `construction_schema` where the backend can) or the authors' prompt."
-    from checkeval.judges import JudgeRequest
     if prompt_source == 'upstream': msgs, constraint = _upstream_stage_messages(stage, ctx), None
     elif prompt_source == 'project':
         msgs, constraint = render(f'interacteval/{stage}', **_stage_vars(stage, ctx)), _schema_constraint(judge, construction_schema(stage, ctx))

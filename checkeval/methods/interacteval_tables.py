@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools, json, math, re
 from pathlib import Path
 from typing import Sequence
+from ..metaeval import rescale, rescaled_mae
 from .interacteval import InteractEvalOptions, UPSTREAM_DIMENSIONS
 
 # %% auto #0
@@ -92,7 +93,6 @@ def run_score_ranges(runs, scales:dict) -> dict:
 def per_document_mae(scores, human, groups, lo_hi, rng) -> tuple[float, int]:
     "MAE per document (scores mapped from `rng` onto `lo_hi`), averaged over the documents whose human and predicted scores vary; (mean, documents)."
     import numpy as np, pandas as pd
-    from checkeval.metaeval import rescale
     d = pd.DataFrame(dict(s=list(scores), h=list(human), g=list(groups)))
     vals = [float(np.abs(rescale(x.s, lo_hi, rng) - x.h.to_numpy()).mean()) for _, x in d.groupby('g') if x.h.nunique() > 1 and x.s.nunique() > 1]
     return (float(np.mean(vals)) if vals else float('nan'), len(vals))
@@ -101,7 +101,6 @@ def per_document_mae(scores, human, groups, lo_hi, rng) -> tuple[float, int]:
 def mae_table(frame, scales:dict, ranges:dict):
     "MAE per (method, judge, variant, dimension) of the scores mapped from their run's range onto the dimension's human scale."
     import pandas as pd
-    from checkeval.metaeval import rescaled_mae
     rows = []
     for (m, j, v, d), g in frame.dropna(subset=['score', 'human']).groupby(['method', 'judge', 'variant', 'dimension']):
         lo_hi = tuple(scales.get(d) or (1, 5))

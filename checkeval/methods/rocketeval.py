@@ -414,7 +414,7 @@ def rocketeval_judgments(resp_items:Sequence[Item], checklists:Mapping[str, Chec
 # %% ../../nbs/12_rocketeval.ipynb #83b2e80d
 OVERALL = Dimension(name='overall', definition='overall quality of the response', scale=(1, 10))
 
-@register_method('rocketeval', options=RocketEvalOptions, judges=('creator',), check=lambda judge, creator=None, **o: check_creator(judge, creator, rocketeval_options(**o)))
+@register_method('rocketeval', options=RocketEvalOptions, judges=('creator',), check=lambda judge, creator=None, **o: check_creator(judge, creator, RocketEvalOptions(**o)))
 def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], creator=None, **options) -> MethodResult:
     "RocketEval on `items` with `judge` grading and `creator` (a Judge, or None) writing the checklists; options as in `RocketEvalOptions`."
     o = RocketEvalOptions(**validate_options('rocketeval', options))
