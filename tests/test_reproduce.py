@@ -1,5 +1,5 @@
 """`checkeval reproduce`: the grid runs with papermill, reruns only what changed, fails loudly, and never spends money unasked."""
-import json, os, subprocess, sys, time
+import json, os, re, subprocess, sys, time
 from pathlib import Path
 import pytest, yaml
 
@@ -41,6 +41,9 @@ def test_cold_warm_and_changed_point(tmp_path):
     r, cold = _reproduce(env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert '2 ran, 0 unchanged, 0 failed' in r.stdout
+    table = r.stdout.split('time per step and grid block, slowest first:')[1]    # the time table at the end
+    assert re.search(r'grid block plumbing +1 +[0-9.]+s', table) and re.search(r'grid block lexical +1 ', table), table
+    assert re.search(r'step grid +[0-9.]+s', table), table
     run = _latest_run(tmp_path/'runs'/'summeval'/'checkeval'/'tiny')
     meta = json.loads((run/'meta.json').read_text())
     assert meta['n_answers'] > 0 and meta['judge']['name'] == 'tiny'
