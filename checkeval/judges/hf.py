@@ -284,9 +284,15 @@ def _score(self:HFJudge, reqs):
     return out
 
 # %% ../../nbs/03e_judges_hf.ipynb #0a23e6b9
+def _top_logprobs(logits, k:int|None):
+    "The `k` (default 5) largest log-probabilities of one step's logits, with their token ids: all a reply keeps of that step."
+    import torch
+    return torch.topk(torch.log_softmax(logits.float(), -1), k or 5)
+
+# %% ../../nbs/03e_judges_hf.ipynb #35c1076d
 @patch
 def _reply(self:HFJudge, r:JudgeRequest, toks:list[int], scores, prompt_tokens:int, dt:float) -> JudgeResponse:
-    "The response for `r` from its new token ids `toks` and (when `r.logprobs`) the logits of each step, `scores`."
+    "The response for `r` from its new token ids `toks` and (when `r.logprobs`) each step's logits or their `_top_logprobs`, `scores`."
     import torch
     tok = self.tokenizer
     toks, finish = toks[:self._limit(r)], 'length'
@@ -298,7 +304,7 @@ def _reply(self:HFJudge, r:JudgeRequest, toks:list[int], scores, prompt_tokens:i
     if r.logprobs:
         tl = []
         for step in range(len(toks)):
-            top = torch.topk(torch.log_softmax(scores[step].float(), -1), r.top_logprobs or 5)
+            top = scores[step] if isinstance(scores[step], tuple) else _top_logprobs(scores[step], r.top_logprobs)
             tl.append(dict(zip(tok.convert_ids_to_tokens(top.indices.tolist()), top.values.tolist())))
     return JudgeResponse(text=text, top_logprobs=tl, prompt_tokens=prompt_tokens, completion_tokens=len(toks),
                          finish_reason=finish, latency_s=dt, model=self.model)
@@ -465,7 +471,7 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
             nxt, keep = logits.argmax(-1), []
             for row, j in enumerate(live):
                 new[j].append(int(nxt[row]))
-                if scores[j] is not None: scores[j].append(logits[row].clone())
+                if scores[j] is not None: scores[j].append(_top_logprobs(logits[row], reqs[j].top_logprobs))   # not the whole row
                 if new[j][-1] != eos and len(new[j]) < limits[j]: keep.append(row)
             if not keep: return new, scores
             if len(keep) < len(live):
