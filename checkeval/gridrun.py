@@ -236,9 +236,10 @@ def run_grid(points:Sequence[GridPoint]|None=None, yes:bool=False, force:bool=Fa
     kernel = kernel or kernel_name()
     tty = progress and sys.stdout.isatty()
     bar = tqdm(total=len(todo), desc='grid', unit='point', disable=not (tty and todo), file=sys.stdout)
-    lock, done = threading.Lock(), [0]
+    lock, done, t_grid = threading.Lock(), [0], time.time()
     def one(p):
-        r = run_point(by_id[p['point']], kernel=kernel, timeout=timeout)
+        started = round(time.time() - t_grid, 1)     # seconds after the grid started: blocks' wall times (`reproduce`)
+        r = {**run_point(by_id[p['point']], kernel=kernel, timeout=timeout), 'started': started}
         with lock:
             bar.update(1); done[0] += 1
             msg = (f"[grid] ({done[0]}/{len(todo)}) {r['status']:<6} {r['point']} ({r['seconds']:.0f}s)"

@@ -8,19 +8,22 @@ Docs: https://checkeval.github.io/checkeval/reproduce.html.md"""
 from __future__ import annotations
 from .settings import checkout_root
 import json, sys, time
-from typing import Callable
+from typing import Callable, Sequence
 from .grid import GridError, check_grid, load_grid
 from .gridstate import _module_path, benchmark_checksum, code_modules, files_hash, point_outputs, state_dir
 from .gridrun import plan_grid, print_plan, run_grid
 from .papers import run_papers
 from .paperindex import write_index
 from .data import manifest
-from .reporting import figures_root, parse_rates, write_dataset_outputs, write_table
-from .runs import canonical_hash
+from .reporting import figures_root, judges_note, merge_long_csv, parse_rates, safe_correlation_rows, write_dataset_outputs, write_table
+from .runs import canonical_hash, load_run
+from .core import Answer, Judgment
+import pandas as pd
 
 # %% auto #0
-__all__ = ['STEPS', 'EXTRA_STEPS', 'StepFailed', 'step_datasets', 'step_metaeval', 'step_grid', 'step_papers', 'step_parse_rates',
-           'step_index', 'step_plan', 'reproduce']
+__all__ = ['SMALL_JUDGE_PREFIX', 'STEPS', 'EXTRA_STEPS', 'StepFailed', 'step_datasets', 'step_metaeval', 'step_grid',
+           'step_papers', 'step_parse_rates', 'small_judge_scores', 'small_judge_table', 'step_small_judge',
+           'step_index', 'step_plan', 'timing_rows', 'format_timings', 'reproduce']
 
 # %% ../nbs/31_reproduce.ipynb #05c713d1
 class StepFailed(RuntimeError): "A step finished but some of its work failed (reported in its summary)."
@@ -50,6 +53,7 @@ def step_metaeval(**kw):
 def step_grid(yes:bool=False, force:bool=False, **kw):
     "Run the stale points of `configs/grid.yaml`."
     res = run_grid(yes=yes, force=force, jobs=kw.get('jobs'))
+    if kw.get('log') is not None: kw['log'].extend(res)   # every record, the failed ones too (`reproduce`'s time table)
     bad = [r for r in res if r['status'] in ('failed', 'refused')]
     if bad: raise StepFailed(f"{len(bad)} grid point(s) failed or refused: {', '.join(r['point'] for r in bad[:8])}{' ...' if len(bad) > 8 else ''}")
     return [r for r in res if r['status'] == 'ok']
@@ -79,19 +83,108 @@ def step_parse_rates(**kw):
                         note='One row per method × benchmark × judge × variant over the runs of the grid\'s points: the paper-form run '
                              'beside its weak-judge forms (verdicts=per_unit, answers=per_question, answer=choices). ' + weak)]
 
-# %% ../nbs/31_reproduce.ipynb #a08cead5
+# %% ../nbs/31_reproduce.ipynb #f03a9bb8
+def small_judge_scores(answers:Sequence[Answer], judgments:Sequence[Judgment], variant:str) -> pd.DataFrame:
+    """One row per (score kind, item, dimension) of one run: the judgments' scores (`yes-ratio` for CheckEval, else
+    `score`), and `P(yes)` (the mean over an item's answers that carry one) when any answer does; with each kind's parse rate."""
+    cols = ['method', 'variant', 'kind', 'judge', 'item_id', 'dimension', 'score', 'parse_rate']
+    if not judgments: return pd.DataFrame(columns=cols)
+    m, j = judgments[0].method, judgments[0].judge
+    ok = sum(a.ok for a in answers)/len(answers) if answers else float('nan')
+    kind = 'yes-ratio' if m == 'checkeval' else 'score'
+    rows = [dict(method=m, variant=variant, kind=kind, judge=j, item_id=str(g.item_id), dimension=g.dimension, score=g.score, parse_rate=ok)
+            for g in judgments]
+    with_p = [a for a in answers if a.p_yes is not None]
+    if with_p:
+        per: dict = {}
+        for a in with_p: per.setdefault((str(a.item_id), a.dimension), []).append(a.p_yes)
+        rows += [dict(method=m, variant=variant, kind='P(yes)', judge=j, item_id=i, dimension=d, score=sum(v)/len(v),
+                      parse_rate=len(with_p)/len(answers)) for (i, d), v in per.items()]
+    return pd.DataFrame(rows, columns=cols)
+
+# %% ../nbs/31_reproduce.ipynb #ac9505ba
+def small_judge_table(scores:pd.DataFrame, humans:pd.DataFrame, benchmark:str,
+                      statistics:Sequence[str]=('pearson', 'spearman', 'kendall')) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(table, long rows): the sample-level correlations of every (method, variant, kind) of `scores` with `humans`
+    (`human_frame`), with seeded bootstrap 95 % intervals, n (items with both scores) and the parse rate."""
+    f = scores.merge(humans, on=['item_id', 'dimension']).assign(benchmark=benchmark)
+    f = f.assign(variant=[v if k in ('yes-ratio', 'score') else f'{v}:{k}' for v, k in zip(f.variant, f.kind)])
+    long = safe_correlation_rows(f, levels=('sample',), statistics=statistics)
+    rate = f.groupby('variant').parse_rate.first()
+    rows = []
+    for (m, v, j, d), g in long.groupby(['method', 'variant', 'judge', 'dimension'], sort=False):
+        kind = v.split(':', 1)[1] if ':' in v else ('yes-ratio' if m == 'checkeval' else 'score')
+        r = dict(judge=j, method=m, variant=v.split(':', 1)[0], score=kind, dimension=d, n=int(g.n.max()), parse_rate=round(float(rate[v]), 3))
+        for s in g.itertuples():
+            r[s.statistic] = round(s.value, 3)
+            r[f'{s.statistic} 95% CI'] = f'[{s.ci_low:.3f}, {s.ci_high:.3f}]' if pd.notna(s.ci_low) else None
+        rows.append(r)
+    return pd.DataFrame(rows), long
+
+# %% ../nbs/31_reproduce.ipynb #e7324bca
+SMALL_JUDGE_PREFIX = 'small-judge-'   # grid blocks whose runs `step_small_judge` tabulates
+
+def step_small_judge(**kw):
+    "figures/tables/small_judge_<benchmark>_<dimensions>.csv|md from the runs of the grid's `small-judge-` blocks."
+    from checkeval.data import load_benchmark
+    from checkeval.metaeval import human_frame
+    groups: dict = {}
+    for p in load_grid():
+        if p.block.startswith(SMALL_JUDGE_PREFIX): groups.setdefault((p.benchmark, tuple(p.dimensions or ())), []).append(p)
+    out = []
+    for (b, dims), pts in groups.items():
+        parts = [small_judge_scores(*load_run(d)[:2], p.run_variant) for p in pts for d in point_outputs(p)]
+        parts = [x for x in parts if len(x)]
+        if not parts: print(f'[reproduce] small judge: no run of {b} yet', flush=True); continue
+        table, long = small_judge_table(pd.concat(parts, ignore_index=True), human_frame(load_benchmark(b)), b)
+        judges = sorted(set(table.judge))
+        out.append(write_table(table, f"small_judge_{b}_{'_'.join(dims) or 'all'}",
+                               title=f"A small local judge on {b} ({', '.join(dims) or 'every dimension'}): sample-level correlations with the human scores",
+                               note='Pooled over the sampled items; 95 % intervals from 1000 seeded bootstrap resamples of the items; n = items '
+                                    'with both scores; parse rate = answers with a value (for P(yes): answers carrying it) / answers asked. '
+                                    + judges_note(judges)))
+        merge_long_csv(long, 'correlations')
+    return out
+
+# %% ../nbs/31_reproduce.ipynb #29bebe9c
 def step_index(**kw):
     "figures/INDEX.md."
     return [write_index()]
 
+# %% ../nbs/31_reproduce.ipynb #914b4de8
 def step_plan(force:bool=False, **kw):
     "Print what the grid step would run and cost; run nothing."
     print_plan(plan_grid(force=force))
     return []
 
+# %% ../nbs/31_reproduce.ipynb #6681c0ed
 STEPS: dict[str, Callable] = {'datasets': step_datasets, 'grid': step_grid, 'metaeval': step_metaeval,
-                              'papers': step_papers, 'parse_rates': step_parse_rates, 'index': step_index}
-EXTRA_STEPS: dict[str, Callable] = {'plan': step_plan}
+                              'papers': step_papers, 'small_judge': step_small_judge, 'parse_rates': step_parse_rates, 'index': step_index}
+EXTRA_STEPS: dict[str, Callable] = {'plan': step_plan}   # run only when asked for (`--only plan`)
+
+# %% ../nbs/31_reproduce.ipynb #aabdada6
+def timing_rows(steps:dict[str, float], grid:Sequence[dict]=()) -> list[dict]:
+    "One row per step (`steps`: name → seconds) and per grid block (`grid`: `run_grid`'s records), slowest first."
+    rows = [dict(part=f'step {n}', cells=None, wall_s=round(s, 1), cell_s=None) for n, s in steps.items()]
+    blocks: dict[str, list[dict]] = {}
+    for r in grid:
+        if r.get('status') in ('ok', 'failed'): blocks.setdefault(r.get('block') or '?', []).append(r)
+    for b, rs in blocks.items():
+        starts = [r['started'] for r in rs if r.get('started') is not None]
+        cell = sum(r.get('seconds') or 0.0 for r in rs)
+        wall = max(r['started'] + (r.get('seconds') or 0.0) for r in rs if r.get('started') is not None) - min(starts) if starts else cell
+        rows.append(dict(part=f'grid block {b}', cells=len(rs), wall_s=round(wall, 1), cell_s=round(cell, 1)))
+    return sorted(rows, key=lambda r: -r['wall_s'])
+
+# %% ../nbs/31_reproduce.ipynb #11861748
+def format_timings(rows:Sequence[dict]) -> str:
+    "`timing_rows` as an aligned text table."
+    w = max([len(r['part']) for r in rows] + [4])
+    lines = [f"{'part':<{w}}  {'cells':>5}  {'wall':>8}  {'cell time':>9}"]
+    for r in rows:
+        cells, cell = ('' if r['cells'] is None else r['cells']), ('' if r['cell_s'] is None else f"{r['cell_s']:.1f}s")
+        lines.append(f"{r['part']:<{w}}  {cells:>5}  {r['wall_s']:>7.1f}s  {cell:>9}")
+    return '\n'.join(lines)
 
 # %% ../nbs/31_reproduce.ipynb #c9808e86
 def reproduce(yes:bool=False, only:list[str]|None=None, force:bool=False, jobs:int|None=None) -> int:
@@ -106,17 +199,19 @@ def reproduce(yes:bool=False, only:list[str]|None=None, force:bool=False, jobs:i
             msg = str(e) if isinstance(e, ValueError) else f'{type(e).__name__}: {e}'
             for line in msg.splitlines(): print(f'checkeval reproduce: {line}', file=sys.stderr, flush=True)
             return 2
-    failed, t_all = [], time.time()
+    failed, t_all, took, grid_log = [], time.time(), {}, []
     for n in names:
         t0 = time.time()
         print(f'[reproduce] {n} ...', flush=True)
         try:
-            out = steps[n](yes=yes, force=force, jobs=jobs)
+            out = steps[n](yes=yes, force=force, jobs=jobs, log=grid_log)
         except Exception as e:
-            failed.append(n)
+            failed.append(n); took[n] = time.time() - t0
             print(f'[reproduce] {n} FAILED after {time.time()-t0:.1f}s: {type(e).__name__}: {e}', flush=True)
             continue
+        took[n] = time.time() - t0
         n_out = len(out) if isinstance(out, (list, tuple)) else ''
         print(f'[reproduce] {n} done in {time.time()-t0:.1f}s {f"({n_out} outputs)" if n_out != "" else ""}', flush=True)
+    print('[reproduce] time per step and grid block, slowest first:\n' + format_timings(timing_rows(took, grid_log)), flush=True)
     print(f"[reproduce] finished in {time.time()-t_all:.1f}s; {'failed steps: ' + ', '.join(failed) if failed else 'all steps ok'}", flush=True)
     return 1 if failed else 0

@@ -1,5 +1,5 @@
 """`checkeval reproduce`: the grid runs with papermill, reruns only what changed, fails loudly, and never spends money unasked."""
-import json, os, subprocess, sys, time
+import json, os, re, subprocess, sys, time
 from pathlib import Path
 import pytest, yaml
 
@@ -41,6 +41,9 @@ def test_cold_warm_and_changed_point(tmp_path):
     r, cold = _reproduce(env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert '2 ran, 0 unchanged, 0 failed' in r.stdout
+    table = r.stdout.split('time per step and grid block, slowest first:')[1]    # the time table at the end
+    assert re.search(r'grid block plumbing +1 +[0-9.]+s', table) and re.search(r'grid block lexical +1 ', table), table
+    assert re.search(r'step grid +[0-9.]+s', table), table
     run = _latest_run(tmp_path/'runs'/'summeval'/'checkeval'/'tiny')
     meta = json.loads((run/'meta.json').read_text())
     assert meta['n_answers'] > 0 and meta['judge']['name'] == 'tiny'
@@ -178,11 +181,14 @@ def test_dataset_outputs_are_byte_identical_when_rebuilt(tmp_path):
     "The datasets step twice over unchanged data: every file (CSV, Markdown, provenance, PNG, PDF) byte-identical, no time or commit in them."
     code = ('import sys\nfrom checkeval.reporting import write_dataset_outputs\n'
             'write_dataset_outputs(sys.argv[1])\n')
-    for d in ('a', 'b'):
-        r = subprocess.run([sys.executable, '-c', code, str(tmp_path/d)], capture_output=True, text=True, timeout=300, cwd=ROOT,
-                           env={**os.environ, 'HF_HUB_OFFLINE': '1'})
-        assert r.returncode == 0, r.stderr[-2000:]
-        time.sleep(1.1)     # a time stamp with seconds would differ
+    procs = []
+    for d in ('a', 'b'):    # two builds side by side (the second core), the second started later: a time stamp with seconds would differ
+        procs.append(subprocess.Popen([sys.executable, '-c', code, str(tmp_path/d)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                      text=True, cwd=ROOT, env={**os.environ, 'HF_HUB_OFFLINE': '1'}))
+        time.sleep(1.1)
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-2000:]
     files = sorted(p.relative_to(tmp_path/'a') for p in (tmp_path/'a').rglob('*') if p.is_file())
     assert any(str(f).endswith('.png') for f in files) and any(str(f).endswith('.provenance.json') for f in files)
     differ = [str(f) for f in files if (tmp_path/'a'/f).read_bytes() != (tmp_path/'b'/f).read_bytes()]

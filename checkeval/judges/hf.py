@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/judges_hf.html.md"""
 
 # %% ../../nbs/03e_judges_hf.ipynb #ad1677d4
 from __future__ import annotations
-import contextlib, hashlib, json, threading, time
+import contextlib, functools, hashlib, json, threading, time
 from pathlib import Path
 from typing import Sequence
 from fastcore.basics import patch
@@ -284,9 +284,15 @@ def _score(self:HFJudge, reqs):
     return out
 
 # %% ../../nbs/03e_judges_hf.ipynb #0a23e6b9
+def _top_logprobs(logits, k:int|None):
+    "The `k` (default 5) largest log-probabilities of one step's logits, with their token ids: all a reply keeps of that step."
+    import torch
+    return torch.topk(torch.log_softmax(logits.float(), -1), k or 5)
+
+# %% ../../nbs/03e_judges_hf.ipynb #35c1076d
 @patch
 def _reply(self:HFJudge, r:JudgeRequest, toks:list[int], scores, prompt_tokens:int, dt:float) -> JudgeResponse:
-    "The response for `r` from its new token ids `toks` and (when `r.logprobs`) the logits of each step, `scores`."
+    "The response for `r` from its new token ids `toks` and (when `r.logprobs`) each step's logits or their `_top_logprobs`, `scores`."
     import torch
     tok = self.tokenizer
     toks, finish = toks[:self._limit(r)], 'length'
@@ -298,7 +304,7 @@ def _reply(self:HFJudge, r:JudgeRequest, toks:list[int], scores, prompt_tokens:i
     if r.logprobs:
         tl = []
         for step in range(len(toks)):
-            top = torch.topk(torch.log_softmax(scores[step].float(), -1), r.top_logprobs or 5)
+            top = scores[step] if isinstance(scores[step], tuple) else _top_logprobs(scores[step], r.top_logprobs)
             tl.append(dict(zip(tok.convert_ids_to_tokens(top.indices.tolist()), top.values.tolist())))
     return JudgeResponse(text=text, top_logprobs=tl, prompt_tokens=prompt_tokens, completion_tokens=len(toks),
                          finish_reason=finish, latency_s=dt, model=self.model)
@@ -412,6 +418,42 @@ def _merge_rows(self:HFJudge, parts:list):
             torch.cat([p for *_, p in parts]))
 
 # %% ../../nbs/03e_judges_hf.ipynb #45ae4087
+@functools.cache
+def _buffer_layer():
+    "A transformers cache layer whose keys and values live in a buffer with room to grow (built on first use: transformers is heavy)."
+    from transformers.cache_utils import DynamicLayer
+    class BufferLayer(DynamicLayer):
+        def __init__(self, room:int=64): super().__init__(); self.room = room
+        def _alloc(self, k, v, room:int):
+            b, h, n, d = k.shape
+            self._k, self._v = k.new_empty((b, h, n + room, d)), v.new_empty((b, h, n + room, d))
+            self._k[:, :, :n], self._v[:, :, :n] = k, v
+            self.keys, self.values = self._k[:, :, :n], self._v[:, :, :n]
+        def update(self, key_states, value_states, *args, **kwargs):
+            if not self.is_initialized:
+                self.is_initialized, self.device = True, key_states.device
+                self._alloc(key_states[:, :, :0], value_states[:, :, :0], self.room)
+            n, m = self.keys.shape[-2], key_states.shape[-2]
+            if n + m > self._k.shape[-2]: self._alloc(self.keys, self.values, max(m, self.room))
+            self._k[:, :, n:n+m], self._v[:, :, n:n+m] = key_states, value_states
+            self.keys, self.values = self._k[:, :, :n+m], self._v[:, :, :n+m]
+            return self.keys, self.values
+        def batch_select_indices(self, indices):
+            n = self.keys.shape[-2]
+            self._k, self._v = self._k[indices], self._v[indices]
+            self.keys, self.values = self._k[:, :, :n], self._v[:, :, :n]
+    return BufferLayer
+
+def _preallocate(cache, room:int):
+    "`cache` (a `DynamicCache`) with each layer moved into a buffer with room for `room` more tokens; in place."
+    B = _buffer_layer()
+    for l, layer in enumerate(cache.layers):
+        if isinstance(layer, B) or not layer.is_initialized: continue
+        b = B(room); b.is_initialized, b.device = True, layer.keys.device
+        b._alloc(layer.keys, layer.values, room); cache.layers[l] = b
+    return cache
+
+# %% ../../nbs/03e_judges_hf.ipynb #36ad533a
 @patch
 def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos) -> tuple[list[list[int]], list]:
     "Greedy new tokens (and, for requests asking, each step's logits) of a prefilled batch, one row per request."
@@ -421,6 +463,7 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
     new, scores = [[] for _ in reqs], [[] if r.logprobs else None for r in reqs]
     held = self._held(reqs)                           # JSON-schema matchers of the rows (None: no row has one)
     live = list(range(len(reqs)))                     # request index of each row still in the batch
+    _preallocate(cache, max(limits))                  # each step writes its keys in place instead of copying the cache
     with torch.no_grad():
         while True:
             if banned: logits[:, banned] = -float('inf')
@@ -428,7 +471,7 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
             nxt, keep = logits.argmax(-1), []
             for row, j in enumerate(live):
                 new[j].append(int(nxt[row]))
-                if scores[j] is not None: scores[j].append(logits[row].clone())
+                if scores[j] is not None: scores[j].append(_top_logprobs(logits[row], reqs[j].top_logprobs))   # not the whole row
                 if new[j][-1] != eos and len(new[j]) < limits[j]: keep.append(row)
             if not keep: return new, scores
             if len(keep) < len(live):
