@@ -237,7 +237,7 @@ def cmd_rehearse(args) -> int:
     "`checkeval rehearse`."
     from checkeval.rehearse import rehearse
     s = rehearse(config=args.config, limit=args.limit, judges=args.judges, benchmarks=args.benchmarks, jobs=args.jobs,
-                 papers=not args.no_papers, out=args.out)
+                 papers=not args.no_papers, out=args.out, grid=not args.no_grid)
     return 0 if s['ok'] else 1
 
 def add_rehearse_parser(sub):
@@ -253,6 +253,7 @@ def add_rehearse_parser(sub):
     rh.add_argument('--jobs', type=positive_int, default=None, help='grid points run at once (default: CHECKEVAL_JOBS)')
     rh.add_argument('--out', default=None, help='output folder (default <CHECKEVAL_CACHE>/rehearsal)')
     rh.add_argument('--no-papers', action='store_true', help='check the runs only, build no paper notebook')
+    rh.add_argument('--no-grid', action='store_true', help='run no grid point: rebuild the papers from the runs already in the output folder')
     rh.set_defaults(fn=cmd_rehearse)
     return rh
 

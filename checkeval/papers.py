@@ -67,9 +67,10 @@ def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:
     jobs = jobs or settings_jobs()
     kernel = kernel or kernel_name()
     os.environ['PATH'] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get('PATH', '')
+    inputs_of = {nb: paper_inputs(nb) for nb in nbs}   # one at a time: parsing the code (ast) from two threads at once can crash CPython 3.11
     def one(nb):
         t0 = time.time()
-        inputs = paper_inputs(nb)
+        inputs = inputs_of[nb]
         sp = state_dir()/f'paper__{nb.stem}.json'
         if not force and sp.exists() and json.loads(sp.read_text()).get('inputs') == inputs:
             return dict(paper=nb.stem, status='current', seconds=0.0)
