@@ -36,3 +36,9 @@ def test_a_broken_reply_path_fails_the_planted_checks(tmp_path, monkeypatch):
     s = rehearse(config=small_config(tmp_path), papers=False, out=tmp_path/'out', n_boot=300, progress=False)
     assert s['failed_points'] == []
     assert s['planted_checks']['failed'] >= 2*3*2 and not s['ok']
+
+def test_judge_groups_read_the_judges_file_from_the_library(tmp_path):
+    # found by the rehearsal: the paper notebook's agreement tables crashed (NameError: yaml) once two real judges had runs
+    from checkeval.analyses import judge_groups
+    p = tmp_path/'judges.yaml'; p.write_text(yaml.safe_dump({'judges': {'a': {'group': 'large'}, 'b': {'group': 'small'}}}))
+    assert judge_groups(['a', 'b'], config=p) == {'all': ['a', 'b'], 'large': ['a'], 'small': ['b']}
