@@ -206,9 +206,8 @@ def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n
         dim = d if d in responder.index.dims.get(b, []) else ('quality' if 'quality' in responder.index.dims.get(b, []) else d)
         ids = list(dict.fromkeys(sel.item_id))
         h, z = responder.planted_scores(b, ids, dim, judge_models[j])
-        by_id = {it.item_id: it for (bb, _), it in responder.index.items.items() if bb == b}
-        kept = [i for i in ids if by_id.get(i) is not None and responder.index.human(by_id[i], dim) is not None]
-        systems = [by_id[i].system_id for i in kept]
+        by_id = lambda i: responder.index.by_id.get((b, i))
+        systems = [by_id(i).system_id for i in ids if by_id(i) is not None and responder.index.human(by_id(i), dim) is not None]
         form, scale, k = run_form(sel, b, dim)
         zf = form_scores(z, form, scale, k)
         for r in g.itertuples():

@@ -81,14 +81,14 @@ class ItemIndex:
     "Every evaluated text of some benchmarks, found again inside a prompt (word 6-grams), with the items' standardised human scores."
     def __init__(self, items_by_benchmark:dict, n:int=6, step:int=3):
         self.n, self.items, self.latent, self.dims = n, {}, {}, {}
-        self._out, self._words, self.canonical = {}, {}, {}
+        self._out, self._words, self.canonical, self.by_id = {}, {}, {}, {}
         for b, items in items_by_benchmark.items():
             items = list(items)
             self.latent[b] = human_latent(items)
             self.dims[b] = sorted({d for (_, d) in self.latent[b]})
             first = {}
             for k, it in enumerate(items):
-                self.items[(b, k)] = it
+                self.items[(b, k)] = it; self.by_id[(b, it.item_id)] = it
                 self.canonical[(b, it.item_id)] = first.setdefault((' '.join(text_words(it.output)), it.group_id), it)
                 for g in _grams(text_words(it.output), n, step): self._out.setdefault(g, set()).add((b, k))
 
@@ -409,10 +409,9 @@ def __call__(self:PlantedResponder, body:dict) -> dict:
 def planted_scores(self:PlantedResponder, benchmark:str, item_ids:Sequence[str], dimension:str|None, model:str) -> tuple[np.ndarray, np.ndarray]:
     "(human, planted) scores of `item_ids` for the judge answering under `model`, from the planted signal alone (no method involved)."
     j = self.judge(model)
-    by_id = {it.item_id: it for (b, _), it in self.index.items.items() if b == benchmark}
     hs, zs = [], []
     for i in item_ids:
-        it = by_id.get(str(i))
+        it = self.index.by_id.get((benchmark, str(i)))
         h = self.index.human(it, dimension) if it is not None else None
         if h is None: continue
         raw = it.scores.get(dimension) if dimension in it.scores else (it.meta.get('elo') if dimension == 'quality' else h)
