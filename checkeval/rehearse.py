@@ -21,8 +21,8 @@ from .testing.rehearsal import form_scores
 # %% auto #0
 __all__ = ['REHEARSAL_LABEL', 'CHECKED_LEVELS', 'rehearsal_config_path', 'load_rehearsal', 'rehearsal_points', 'rehearsal_judges',
            'RehearsalServer', 'planted_spec', 'run_rehearsal_point', 'run_rehearsal_points', 'planted_interval',
-           'run_form', 'planted_checks', 'index_items', 'item_status', 'run_correlations', 'reported_correlations',
-           'rehearse']
+           'run_form', 'planted_checks', 'planted_agreement_checks', 'reported_agreement', 'index_items', 'item_status',
+           'run_correlations', 'reported_correlations', 'rehearse']
 
 # %% ../nbs/33_rehearse.ipynb #e64a53e9
 REHEARSAL_LABEL = 'rehearsal, simulated judges'
@@ -165,11 +165,14 @@ def planted_interval(statistic:str, human, planted, groups=None, level:str='samp
         df = pd.DataFrame({'g': groups, 'h': h, 'z': z}).groupby('g').mean()
         h, z = df.h.values, df.z.values
     v = _stat(statistic, h, z)
-    rng, boots = np.random.default_rng(seed), []
-    for _ in range(n_boot):
-        i = rng.integers(0, len(h), len(h))
-        boots.append(_stat(statistic, h[i], z[i]))
-    boots = np.asarray(boots)[np.isfinite(boots)]
+    idx = np.random.default_rng(seed).integers(0, len(h), (n_boot, len(h)))
+    if statistic in ('pearson', 'spearman'):                     # every resample at once
+        a, b = h[idx], z[idx]
+        if statistic == 'spearman': a, b = _st.rankdata(a, axis=1), _st.rankdata(b, axis=1)
+        a, b = a - a.mean(1, keepdims=True), b - b.mean(1, keepdims=True)
+        with np.errstate(invalid='ignore', divide='ignore'): boots = (a*b).sum(1)/np.sqrt((a*a).sum(1)*(b*b).sum(1))
+    else: boots = np.array([_stat(statistic, h[i], z[i]) for i in idx])
+    boots = boots[np.isfinite(boots)]
     if not len(boots): return v, float('nan'), float('nan')
     return v, float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
 
@@ -218,6 +221,38 @@ def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n
                              passed=bool(np.isfinite(r.value) and lo - 1e-9 <= r.value <= hi + 1e-9)))
     return pd.DataFrame(rows)
 
+# %% ../nbs/33_rehearse.ipynb #1eef1a24
+def planted_agreement_checks(agree:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=300) -> pd.DataFrame:
+    "One row per reported item-level α of a group of simulated judges: reported, planted and its interval, `passed`."
+    import krippendorff
+    from checkeval.analyses import judge_groups
+    if agree is None or not len(agree): return pd.DataFrame()
+    J = _runs_items(runs_root)
+    want = agree[(agree.unit == 'item') & (agree.statistic == 'krippendorff_alpha') & (agree.dimension != 'average')]
+    rows, rng = [], np.random.default_rng(0)
+    for r in want.itertuples():
+        sel = J[(J.benchmark == r.benchmark) & (J.method == r.method) & (J.dimension == r.dimension) & J.judge.isin(judge_models)]
+        members = judge_groups(sorted(set(sel.judge)), config=configs_dir()/'judges.yaml').get(r.judge_group, [])
+        if len(members) < 2: continue
+        common = set.intersection(*(set(sel[sel.judge == j].item_id) for j in members))
+        ids = sorted(common)
+        form, scale, k = run_form(sel[sel.judge == members[0]], r.benchmark, r.dimension)
+        M = np.array([form_scores(responder.planted_scores(r.benchmark, ids, r.dimension, judge_models[j])[1], form, scale, k) for j in members])
+        if M.shape[1] < 3: continue
+        a = lambda m: krippendorff.alpha(reliability_data=m, level_of_measurement='interval') if np.ptp(m) > 0 else np.nan
+        boots = np.array([a(M[:, rng.integers(0, M.shape[1], M.shape[1])]) for _ in range(n_boot)])
+        boots = boots[np.isfinite(boots)]
+        lo, hi = (np.quantile(boots, 0.025), np.quantile(boots, 0.975)) if len(boots) else (np.nan, np.nan)
+        rows.append(dict(benchmark=r.benchmark, method=r.method, judge_group=r.judge_group, dimension=r.dimension, form=form,
+                         reported=r.value, planted=round(float(a(M)), 4), low=round(float(lo), 4), high=round(float(hi), 4),
+                         n_judges=len(members), n_items=M.shape[1], passed=bool(np.isfinite(r.value) and lo - 1e-9 <= r.value <= hi + 1e-9)))
+    return pd.DataFrame(rows)
+
+def reported_agreement(figures) -> pd.DataFrame:
+    "The long agreement rows the paper notebooks wrote (`<figures>/<paper>/agreement.csv`)."
+    fs = [pd.read_csv(p) for p in sorted(Path(figures).glob('*/agreement.csv')) if p.parent.name != 'tables' and p.stat().st_size]
+    return pd.concat(fs, ignore_index=True).drop_duplicates() if fs else pd.DataFrame()
+
 # %% ../nbs/33_rehearse.ipynb #48a3f3b9
 _LINK, _NAMED = re.compile(r'\[[^\]]+\]\(([^)]+)\)'), re.compile(r'`([^`]+\.(?:md|png|csv))`')
 
@@ -240,7 +275,8 @@ def _has_values(p:Path) -> bool:
     if not c.exists(): return False
     df = pd.read_csv(c)
     num = df.drop(columns=[x for x in df.columns if str(x).lower() in ('n', 'n_items', 'items', 'n_judges', 'n_units')]).select_dtypes('number')
-    return bool(np.isfinite(num.to_numpy(dtype=float)).any()) if num.size else False
+    if num.shape[1]: return bool(np.isfinite(num.to_numpy(dtype=float)).any())
+    return bool(len(df)) and bool(df.notna().to_numpy().any())          # a table of text (question lists): its rows
 
 def item_status(it:dict, figures) -> tuple[bool, str]:
     "(built, why not) of one INDEX item in the rehearsal's figures folder."
@@ -321,7 +357,11 @@ def rehearse(config=None, limit:int|None=None, judges:Sequence[str]|None=None, b
             corr = reported_correlations(out/'figures') if papers else run_correlations(out/'runs', benches)
             index = ItemIndex.from_benchmarks(benches)
             resp = PlantedResponder(index, planted_judges(planted))
-            checks = planted_checks(corr, out/'runs', resp, {v['judge']: m for m, v in planted.items()}, n_boot=n_boot) if len(corr) else pd.DataFrame()
+            models = {v['judge']: m for m, v in planted.items()}
+            checks = planted_checks(corr, out/'runs', resp, models, n_boot=n_boot) if len(corr) else pd.DataFrame()
+            agreement = planted_agreement_checks(reported_agreement(out/'figures'), out/'runs', resp, models, n_boot=min(n_boot, 300)) if papers else pd.DataFrame()
+            if len(agreement): checks = pd.concat([checks, agreement.assign(level='item', statistic='krippendorff_alpha', judge=agreement.judge_group,
+                                                                            variant='(paper runs)')], ignore_index=True)
         finally: restore()
     return _summarise(out, points, results, paper_res, checks, requests, grid_s, time.time() - t0, papers)
 
