@@ -185,17 +185,20 @@ def _runs_items(runs_root) -> pd.DataFrame:
     return j if j.empty else j[j.score.notna()].assign(item_id=lambda d: d.item_id.astype(str))
 
 def run_form(sel:pd.DataFrame, benchmark:str, dimension:str) -> tuple[str, tuple|None, int|None]:
-    "How a run reports the judge's opinion: `rating` (whole points of the scale), `checklist` (share of K answers) or `continuous`."
+    "How a run reports the judge's opinion: `rating` (points of the scale), `rating_mean` (probability-weighted), `checklist` (share of K answers) or `continuous`."
     from checkeval.data import benchmark_info
     s = sel.score.astype(float)
     if not len(s): return 'continuous', None, None
+    dims = {d.name: d for d in benchmark_info(benchmark).dimensions}
+    own = next((m.get('scale') for m in sel.get('meta', pd.Series(dtype=object)) if isinstance(m, dict) and m.get('scale')), None)
+    sc = own or (dims[dimension].scale if dimension in dims and dims[dimension].scale else None)   # the prompt's scale, else the benchmark's
+    inside = sc is not None and sc[0] - 1e-9 <= s.min() and s.max() <= sc[1] + 1e-9
+    if np.allclose(s, s.round()) and (own is not None or s.max() > 1):
+        return 'rating', (int(sc[0]), int(sc[1])) if sc else (int(s.min()), int(s.max())), None
     dens = [next((q for q in range(1, 61) if abs(v*q - round(v*q)) < 1e-6), 0) for v in s if 0 < v < 1]
     k = int(np.median(dens)) if dens and all(dens) else 1
-    if np.allclose(s, s.round()) and s.max() > 1:
-        dims = {d.name: d for d in benchmark_info(benchmark).dimensions}
-        sc = dims[dimension].scale if dimension in dims and dims[dimension].scale else (s.min(), s.max())
-        return 'rating', (int(sc[0]), int(sc[1])), None
-    if k > 1 and s.between(0, 1).all(): return 'checklist', None, k
+    if k > 1 and s.between(0, 1).all() and own is None: return 'checklist', None, k
+    if inside and (own is not None or s.max() > 1): return 'rating_mean', (int(sc[0]), int(sc[1])), None
     return 'continuous', None, None
 
 def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=1000) -> pd.DataFrame:

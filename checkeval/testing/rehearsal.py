@@ -424,6 +424,8 @@ def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|None=None
     "Planted scores `z` as a method of `form` can report them."
     z = np.asarray(z, dtype=float)
     if form == 'rating' and scale: return np.array([_argmax(rating_distribution(v, int(scale[0]), int(scale[1]))) for v in z], dtype=float)
+    if form == 'rating_mean' and scale:
+        return np.array([sum(k*p for k, p in rating_distribution(v, int(scale[0]), int(scale[1])).items()) for v in z], dtype=float)
     if form == 'checklist' and k:
         t = np.array([0.9*_ND.inv_cdf((i + 0.5)/k) for i in range(int(k))])
         eps = 0.3*np.array([[seeded_normal('form', i, q) for q in range(int(k))] for i in range(len(z))]).reshape(len(z), int(k))
