@@ -174,7 +174,8 @@ def planted_interval(statistic:str, human, planted, groups=None, level:str='samp
     else: boots = np.array([_stat(statistic, h[i], z[i]) for i in idx])
     boots = boots[np.isfinite(boots)]
     if not len(boots): return v, float('nan'), float('nan')
-    return v, float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
+    lo, hi = float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
+    return v, min(lo, v), max(hi, v)          # small samples with ties: a percentile interval can miss its own estimate
 
 # %% ../nbs/33_rehearse.ipynb #de6d309d
 CHECKED_LEVELS = ('sample', 'turn', 'system')
@@ -245,9 +246,10 @@ def planted_agreement_checks(agree:pd.DataFrame, runs_root, responder, judge_mod
         a = lambda m: krippendorff.alpha(reliability_data=m, level_of_measurement='interval') if np.ptp(m) > 0 else np.nan
         boots = np.array([a(M[:, rng.integers(0, M.shape[1], M.shape[1])]) for _ in range(n_boot)])
         boots = boots[np.isfinite(boots)]
-        lo, hi = (np.quantile(boots, 0.025), np.quantile(boots, 0.975)) if len(boots) else (np.nan, np.nan)
+        pa = float(a(M))
+        lo, hi = (min(np.quantile(boots, 0.025), pa), max(np.quantile(boots, 0.975), pa)) if len(boots) else (np.nan, np.nan)
         rows.append(dict(benchmark=r.benchmark, method=r.method, judge_group=r.judge_group, dimension=r.dimension, form=form,
-                         reported=r.value, planted=round(float(a(M)), 4), low=round(float(lo), 4), high=round(float(hi), 4),
+                         reported=r.value, planted=round(pa, 4), low=round(float(lo), 4), high=round(float(hi), 4),
                          n_judges=len(members), n_items=M.shape[1], passed=bool(np.isfinite(r.value) and lo - 1e-9 <= r.value <= hi + 1e-9)))
     return pd.DataFrame(rows)
 
