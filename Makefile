@@ -69,3 +69,10 @@ bench: $(STAMP)
 
 clean-cache:
 	rm -rf data/cache
+
+# The papers' grid against simulated judges with a planted signal (configs/rehearsal.yaml): every paper notebook
+# built into <CHECKEVAL_CACHE>/rehearsal/ (never figures/), the tables checked against the planted truth; the last
+# line is one JSON object. REHEARSE_ARGS='--limit 16' for a quick one.
+.PHONY: rehearse
+rehearse: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/checkeval rehearse $(REHEARSE_ARGS)

@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/analyses.html.md"""
 
 # %% ../nbs/20a_analyses.ipynb #added5b5
 from __future__ import annotations
-import math
+import math, yaml
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 import numpy as np, pandas as pd, yaml

@@ -16,13 +16,14 @@ from .settings import UserError
 from .judges import DryRunJudge, check_no_secrets, get_judge, load_judges_config
 from .methods.checkeval_checklists import build_main
 from .reproduce import EXTRA_STEPS, STEPS, reproduce
+from .rehearse import rehearse
 from .runs import check_options, evaluate, list_methods, method_spec
 
 # %% auto #0
 __all__ = ['DEFAULT_MAX_FAILURE_RATE', 'UsageError', 'error_line', 'method_names', 'benchmark_names', 'judge_names',
            'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data', 'defects_line', 'cmd_settings',
            'confirm_paid', 'run_outcome', 'weak_form_hint', 'cmd_evaluate', 'cmd_reproduce', 'cmd_build_checklists',
-           'positive_int', 'failure_rate', 'Parser', 'build_parser', 'main']
+           'cmd_rehearse', 'add_rehearse_parser', 'positive_int', 'failure_rate', 'Parser', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #8a2963fe
 class UsageError(UserError, ValueError): "A command line that asks for something that does not exist or cannot be done as asked."
@@ -216,6 +217,30 @@ def cmd_build_checklists(args) -> int:
 
 
 
+# %% ../nbs/90_cli.ipynb #024c9a09
+def cmd_rehearse(args) -> int:
+    "`checkeval rehearse`."
+    s = rehearse(config=args.config, limit=args.limit, judges=args.judges, benchmarks=args.benchmarks, jobs=args.jobs,
+                 papers=not args.no_papers, out=args.out, grid=not args.no_grid)
+    return 0 if s['ok'] else 1
+
+def add_rehearse_parser(sub):
+    "The `rehearse` subcommand."
+    rh = sub.add_parser('rehearse', help="the papers' grid against simulated judges (planted signal): every paper table built, checked",
+                        description="Run the papers' grid (configs/rehearsal.yaml) against simulated judges served locally, build every "
+                                    'paper notebook into <CHECKEVAL_CACHE>/rehearsal/, and check the tables against the planted truth. '
+                                    'Exit status 1 when an item still waits, a planted check fails or a grid point fails.')
+    rh.add_argument('--config', default=None, help='the rehearsal file (default configs/rehearsal.yaml)')
+    rh.add_argument('--limit', type=positive_int, default=None, help="at most this many items per grid point (default: the papers' sizes)")
+    rh.add_argument('--judges', nargs='+', default=None, help='only these judges (default: every judge of the rehearsal file)')
+    rh.add_argument('--benchmarks', nargs='+', default=None, help='only these benchmarks')
+    rh.add_argument('--jobs', type=positive_int, default=None, help='grid points run at once (default: CHECKEVAL_JOBS)')
+    rh.add_argument('--out', default=None, help='output folder (default <CHECKEVAL_CACHE>/rehearsal)')
+    rh.add_argument('--no-papers', action='store_true', help='check the runs only, build no paper notebook')
+    rh.add_argument('--no-grid', action='store_true', help='run no grid point: rebuild the papers from the runs already in the output folder')
+    rh.set_defaults(fn=cmd_rehearse)
+    return rh
+
 # %% ../nbs/90_cli.ipynb #05e7b979
 def positive_int(s:str) -> int:
     "argparse type: a positive integer."
@@ -283,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     bc = sub.add_parser('build-checklists', add_help=False, help="build CheckEval checklists once with a builder judge (see 'checkeval build-checklists --help')")
     bc.add_argument('args', nargs=argparse.REMAINDER)
     bc.set_defaults(fn=cmd_build_checklists)
+    add_rehearse_parser(sub)
     return p
 
 # %% ../nbs/90_cli.ipynb #33684960

@@ -58,21 +58,23 @@ def merge_paper_rows() -> list[Path]:
     return out
 
 # %% ../nbs/31e_papers.ipynb #be86e852
-def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:Sequence[str]|None=None) -> list[dict]:
-    "Execute the paper notebooks whose inputs changed; returns one record per notebook."
+def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:Sequence[str]|None=None,
+               executed_dir=None) -> list[dict]:
+    "Execute the paper notebooks whose inputs changed (executed copies in `executed_dir`, default `_runs/paper/`); returns one record per notebook."
     import papermill as pm   # heavy: loaded only to run notebooks
     root = checkout_root()
     nbs = [nb for nb in paper_notebooks() if not only or nb.stem in only]
     jobs = jobs or settings_jobs()
     kernel = kernel or kernel_name()
     os.environ['PATH'] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get('PATH', '')
+    inputs_of = {nb: paper_inputs(nb) for nb in nbs}   # one at a time: parsing the code (ast) from two threads at once can crash CPython 3.11
     def one(nb):
         t0 = time.time()
-        inputs = paper_inputs(nb)
+        inputs = inputs_of[nb]
         sp = state_dir()/f'paper__{nb.stem}.json'
         if not force and sp.exists() and json.loads(sp.read_text()).get('inputs') == inputs:
             return dict(paper=nb.stem, status='current', seconds=0.0)
-        out = root/'_runs'/'paper'/nb.name; out.parent.mkdir(parents=True, exist_ok=True)
+        out = Path(executed_dir or root/'_runs'/'paper')/nb.name; out.parent.mkdir(parents=True, exist_ok=True)
         try:
             pm.execute_notebook(str(nb), str(out), kernel_name=kernel, language='python', progress_bar=False, cwd=str(root),
                                 kernel_manager_class=kernel_manager_class())
@@ -83,7 +85,7 @@ def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:
         sp.parent.mkdir(parents=True, exist_ok=True)
         sp.write_text(json.dumps(dict(paper=nb.stem, inputs=inputs, notebook=str(out)), indent=1))
         r = dict(paper=nb.stem, status='ok', notebook=str(out), seconds=round(time.time()-t0, 1))
-        print(f"[papers] ok     {nb.stem} ({r['seconds']:.0f}s) → _runs/paper/{nb.name}", flush=True)
+        print(f"[papers] ok     {nb.stem} ({r['seconds']:.0f}s) → {out}", flush=True)
         return r
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex: res = list(ex.map(one, nbs))
     merge_paper_rows()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 from typing import Sequence
 from .core import DataError, read_jsonl
-from .settings import figures_dir
+from .settings import figures_dir, output_label
 
 # %% auto #0
 __all__ = ['N_COLUMNS', 'FACT_COLUMN', 'CORRELATION_COLUMN', 'FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'CORRELATION_KEYS',
@@ -114,6 +114,7 @@ def write_table(df:pd.DataFrame, name:str, out_dir=None, title:str|None=None, no
     `figures/tables`); with `provenance`, also `<name>.provenance.json`, which records what the table holds (`table_content`)."""
     out = Path(out_dir or figures_root()/'tables'); out.mkdir(parents=True, exist_ok=True)
     df.to_csv(out/f'{name}.csv', index=False, float_format=FLOAT_FORMAT)
+    if title and output_label(): title = f'{title} ({output_label()})'
     md = (f'# {title}\n\n' if title else '') + (f'{note}\n\n' if note else '') + to_markdown(df)
     (out/f'{name}.md').write_text(md)
     if provenance is not None: _write_provenance(out, name, {**provenance, 'content': table_content(df)})
@@ -125,6 +126,7 @@ def save_figure(fig, name:str, out_dir=None, provenance:dict|None=None) -> Path:
     out = Path(out_dir or figures_root()); out.mkdir(parents=True, exist_ok=True)
     desc = json.dumps({'config_hash': provenance.get('config_hash')}) if provenance is not None else ''
     if provenance is not None: _write_provenance(out, name, provenance)
+    if output_label(): fig.text(0.5, 1.0, output_label(), ha='center', va='bottom', fontsize=9, color='#b00000')
     fig.savefig(out/f'{name}.png', dpi=120, bbox_inches='tight', metadata={'Software': None, 'Creator': 'checkeval', 'Description': desc})
     fig.savefig(out/f'{name}.pdf', bbox_inches='tight', metadata={'Creator': 'checkeval', 'Producer': None, 'CreationDate': None, 'Subject': desc})
     return out/f'{name}.png'

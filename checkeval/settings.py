@@ -11,17 +11,19 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['ENV_CACHE', 'ENV_MIRROR', 'ENV_CATALOG', 'ENV_OFFLINE', 'ENV_TIMEOUT', 'ENV_RUNS', 'ENV_GRID', 'ENV_JUDGES',
-           'ENV_PROMPTS', 'ENV_PROGRESS', 'ENV_JOBS', 'ENV_WILDBENCH', 'ENV_VARS', 'UserError', 'UnknownName',
-           'SettingsError', 'env', 'env_path', 'env_flag', 'env_number', 'repo_root', 'checkout_root', 'package_dir',
-           'local_root', 'raw_data_dir', 'cache_dir', 'models_dir', 'judge_cache_path', 'runs_dir', 'stamps_dir',
-           'mirror_dir', 'catalog_path', 'offline', 'download_timeout', 'wildbench_dir', 'configs_dir', 'grid_path',
-           'judges_config_path', 'prompt_dirs', 'figures_dir', 'docs_dirs', 'show_progress', 'jobs', 'current_settings']
+           'ENV_PROMPTS', 'ENV_PROGRESS', 'ENV_JOBS', 'ENV_WILDBENCH', 'ENV_FIGURES', 'ENV_LABEL', 'ENV_VARS',
+           'UserError', 'UnknownName', 'SettingsError', 'env', 'env_path', 'env_flag', 'env_number', 'repo_root',
+           'checkout_root', 'package_dir', 'local_root', 'raw_data_dir', 'cache_dir', 'models_dir', 'judge_cache_path',
+           'runs_dir', 'stamps_dir', 'mirror_dir', 'catalog_path', 'offline', 'download_timeout', 'wildbench_dir',
+           'configs_dir', 'grid_path', 'judges_config_path', 'prompt_dirs', 'figures_dir', 'output_label',
+           'rehearsal_dir', 'docs_dirs', 'show_progress', 'jobs', 'current_settings']
 
 # %% ../nbs/00a_settings.ipynb #8f1b3735
 ENV_CACHE, ENV_MIRROR, ENV_CATALOG = 'CHECKEVAL_CACHE', 'CHECKEVAL_DATA_MIRROR', 'CHECKEVAL_CATALOG'
 ENV_OFFLINE, ENV_TIMEOUT = 'CHECKEVAL_OFFLINE', 'CHECKEVAL_DOWNLOAD_TIMEOUT'
 ENV_RUNS, ENV_GRID, ENV_JUDGES, ENV_PROMPTS = 'CHECKEVAL_RUNS', 'CHECKEVAL_GRID', 'CHECKEVAL_JUDGES', 'CHECKEVAL_PROMPTS'
 ENV_PROGRESS, ENV_JOBS, ENV_WILDBENCH = 'CHECKEVAL_PROGRESS', 'CHECKEVAL_JOBS', 'CHECKEVAL_WILDBENCH'
+ENV_FIGURES, ENV_LABEL = 'CHECKEVAL_FIGURES', 'CHECKEVAL_OUTPUT_LABEL'
 
 ENV_VARS: dict[str, str] = {
     ENV_CACHE: 'local files the project can rebuild: raw/ (downloaded or rebuilt data files) and cache/ (judge answers, '
@@ -37,6 +39,8 @@ ENV_VARS: dict[str, str] = {
     ENV_PROGRESS: 'set to 0 to hide progress bars',
     ENV_JOBS: 'parallel workers of the reproduction (default min(2, CPUs))',
     ENV_WILDBENCH: 'a local export of the WildBench release (wildbench.jsonl + model_outputs/)',
+    ENV_FIGURES: 'where tables and figures are written; default figures/ of the checkout (checkeval rehearse points it elsewhere)',
+    ENV_LABEL: 'a label added to every table and figure title (checkeval rehearse: "rehearsal, simulated judges")',
 }
 
 # %% ../nbs/00a_settings.ipynb #68df1d36
@@ -193,8 +197,16 @@ def prompt_dirs() -> list[Path]:
     return res
 
 def figures_dir() -> Path:
-    "`figures/` of the checkout (or of the working directory outside one)."
-    return checkout_root()/'figures'
+    "`$CHECKEVAL_FIGURES`, else `figures/` of the checkout (or of the working directory outside one)."
+    return env_path(ENV_FIGURES) or checkout_root()/'figures'
+
+def output_label() -> str|None:
+    "The label every table and figure title carries (`$CHECKEVAL_OUTPUT_LABEL`), or None."
+    return env(ENV_LABEL)
+
+def rehearsal_dir() -> Path:
+    "Everything `checkeval rehearse` writes (runs, judge cache, tables, figures): `<local_root>/rehearsal`."
+    return local_root()/'rehearsal'
 
 def docs_dirs() -> dict[str, Path]:
     "The docs site's folders in the checkout: nbdev's processed notebooks (`proc`), MkDocs' input (`docs`), the site (`site`)."
@@ -219,5 +231,6 @@ def current_settings() -> list[dict]:
         except (SettingsError, FileNotFoundError) as e: return f'error: {e}'
     effective = {ENV_CACHE: lambda: local_root(), ENV_MIRROR: mirror_dir, ENV_CATALOG: catalog_path, ENV_OFFLINE: offline,
                  ENV_TIMEOUT: download_timeout, ENV_RUNS: runs_dir, ENV_GRID: grid_path, ENV_JUDGES: judges_config_path,
-                 ENV_PROMPTS: lambda: prompt_dirs()[0], ENV_PROGRESS: show_progress, ENV_JOBS: jobs, ENV_WILDBENCH: wildbench_dir}
+                 ENV_PROMPTS: lambda: prompt_dirs()[0], ENV_PROGRESS: show_progress, ENV_JOBS: jobs, ENV_WILDBENCH: wildbench_dir,
+                 ENV_FIGURES: figures_dir, ENV_LABEL: output_label}
     return [dict(variable=k, value=env(k), effective=safe(effective[k]), meaning=v) for k,v in ENV_VARS.items()]

@@ -79,12 +79,13 @@ class ChatServer:
                  model:str='local',              # the model name in replies to requests that name none
                  idempotent:bool=False,
                  judge=None,                     # a judge's name for `get_judge`, or a `Judge`, whose model answers (mode 'judge')
+                 responder=None,                 # a function body -> completion object that answers every chat request (any model name)
                  ssl_context=None):              # serve HTTPS with this `ssl.SSLContext` (tests of TLS clients)
         if mode not in _MODES: raise ValueError(f'unknown mode {mode!r} ({", ".join(_MODES)})')
         if mode == 'tiny': mode, judge = 'judge', judge or 'tiny'
         if judge is not None and mode == 'hash': mode = 'judge'
         if mode == 'judge' and not judge: raise ValueError("mode 'judge' needs the name of a judge")
-        self.mode, self.idempotent, self.ssl_context = mode, idempotent, ssl_context
+        self.mode, self.idempotent, self.ssl_context, self.responder = mode, idempotent, ssl_context, responder
         self.judge_name = judge if judge is None or isinstance(judge, str) else judge.name
         self.latency_s, self.fault_rate, self.faults = latency_ms/1000, fault_rate, list(faults)
         self.retry_after_s, self.slow_s, self.model, self.max_concurrency = retry_after_s, slow_s, model, max_concurrency
@@ -132,6 +133,7 @@ def _script_reply(self:ChatServer, body):
 @patch
 def reply(self:ChatServer, body:dict) -> dict:
     "The completion object for a chat request body."
+    if self.responder is not None: return self.responder(body)
     if self.mode == 'judge': return self.judge_reply(body)
     lp_wanted, k = bool(body.get('logprobs')), int(body.get('top_logprobs') or 0)
     text = self._script_reply(body) if self.mode == 'script' else hash_reply(body)
