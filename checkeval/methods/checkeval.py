@@ -18,6 +18,8 @@ from ..parsing import extract_json, normalized_yes, token_text
 from ..data import resolve
 from .checkeval_checklists import *
 from .checkeval_checklists import _MD
+from ..prompts import render
+from ..judges.types import JudgeRequest, Constraint
 
 # %% auto #0
 __all__ = ['UPSTREAM_EVALUATION_FILE', 'QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answers_detailed',
@@ -214,8 +216,6 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
     token, yes or no; `json_schema`: a group's answers asked as one JSON object held to `reply_schema` (backends that enforce
     one); a single question is asked as before, so that the first token of its reply still gives P(yes); `upstream_template`:
     the authors' evaluation template instead of `template` (its own `Q1: yes` reply form, no JSON schema)."""
-    from checkeval.prompts import render
-    from checkeval.judges import JudgeRequest, Constraint
     if choices and granularity != 'question': raise ValueError("answer='choices' needs granularity='question' (one question per request)")
     out = []
     for it in items:

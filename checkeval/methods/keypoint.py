@@ -14,6 +14,8 @@ from pydantic import PositiveInt
 from ..data import manifest, resolve
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name
 from ..parsing import extract_json
+from ..data.upstream import load_checkeval_questions
+from ..judges.types import Constraint, JudgeRequest
 
 # %% auto #0
 __all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'PAPER_DEFINITIONS', 'CHECKLIST_QUESTION', 'CHECKLIST_MAX_ITEMS',
@@ -65,7 +67,6 @@ PAPER_DEFINITIONS = {'summeval': 'summeval'}   # benchmark → whose criterion d
 
 def summeval_definitions() -> dict[str, tuple[str, str]]:
     "SummEval's definitions of its four dimensions (criterion → (name, text)), loaded from the released CheckEval seed files."
-    from checkeval.data.upstream import load_checkeval_questions
     out = {}
     for c in CRITERIA_ORDER:
         d = load_checkeval_questions('summeval', c, 'seed').get('definition')
@@ -181,7 +182,6 @@ def _template(stage:str, language:str) -> str:
 def _schema_constraint(judge, schema:dict):
     "`Constraint(json_schema=schema)` when the judge's backend enforces schemas, else None (the parser decides)."
     if not getattr(judge, 'supports_json_schema', False): return None
-    from checkeval.judges import Constraint
     return Constraint(json_schema=schema)
 
 def _json_reply(judge) -> bool:
@@ -208,7 +208,6 @@ def placeholder_answers(n:int, json_reply:bool, language:str='en') -> str:
 def checklist_request(judge, criterion:str, text:str|None=None, language:str='en', definitions:dict|None=None,
                       task:str|None=None, max_tokens:int=1024, temperature:float=0.0):
     "The generation request: from `text` (reference/candidate-guided) or, when `text` is None, from the criterion alone."
-    from checkeval.judges import JudgeRequest
     name, definition = criterion_definitions(language, definitions)[criterion]
     if text is None:
         task = task or ('resumo' if language == 'pt' else 'summary')
@@ -226,7 +225,6 @@ def evaluation_request(judge, criterion:str, checklist:Sequence[str], text:str, 
                        language:str='en', definitions:dict|None=None, max_tokens:int=512, temperature:float=0.0, one:bool=False):
     """The evaluation request: does `text` have each checklist item? With `reference`, the criterion-guided form.
     `one`: a single item, the reply constrained to one token, yes or no (`answers='per_question'`; English templates)."""
-    from checkeval.judges import JudgeRequest, Constraint
     name, definition = criterion_definitions(language, definitions)[criterion]
     if one and (language != 'en' or len(checklist) != 1): raise ValueError('one=True asks one checklist item with the English templates')
     if reference is None:

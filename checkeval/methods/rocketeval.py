@@ -17,6 +17,7 @@ from ..parsing import answer_class, normalized_yes, yes_no_mass
 from .rocketeval_data import (instance_of, parse_checklist, make_checklist, save_checklists, load_checklists,
     fixed_checklist, mt_bench_instances, read_mt_bench_responses, mt_bench_response_items, load_rocketeval_export, read_annotations,
     default_train_models, rocketeval_template)
+from ..judges.types import JudgeRequest, Constraint
 
 # %% auto #0
 __all__ = ['P_YES_RULES', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVERALL', 'creation_messages', 'create_checklists',
@@ -42,7 +43,6 @@ def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|No
                       min_questions:int=5, max_questions:int=10, prompt_source:str='own', max_tokens:int=1024,
                       desc:str='rocketeval: create checklists') -> tuple[dict[str, Checklist], list[dict]]:
     "Checklists (instance id → `Checklist`) written by `judge`, and a log record per instance."
-    from checkeval.judges import JudgeRequest
     reqs = [JudgeRequest(messages=creation_messages(ins, min_questions, max_questions, prompt_source),
                          max_tokens=max_tokens, temperature=0.0,
                          meta={'method': 'rocketeval', 'stage': 'create',   # a dry run's reply: a checklist of max_questions questions
@@ -104,7 +104,6 @@ def grading_messages(instance:Mapping, response:str, question:str, prompt_source
 # %% ../../nbs/12_rocketeval.ipynb #634a7e6f
 def grading_request(messages:list[dict], logprobs:bool=True, top_logprobs:int|None=20, constrain:bool=True):
     "A one-token yes/no `JudgeRequest` for `messages`."
-    from checkeval.judges import Constraint, JudgeRequest
     return JudgeRequest(messages=messages, max_tokens=1, temperature=0.0, logprobs=logprobs,
                         top_logprobs=top_logprobs if logprobs else None,
                         constraint=Constraint(choices=list(YES_NO)) if constrain else None)
@@ -238,7 +237,6 @@ def supervised_scores(features:Mapping[str, Mapping[str, Sequence[float|None]]],
 def generate_mt_bench_responses(questions:Sequence[Item], judge, n_systems:int=2, max_tokens:int=256,
                                 temperature:float=1.0, turns:Sequence[int]=(1, 2)) -> list[dict]:
     "Response records written by `judge` itself (`n_systems` samples per question; plumbing, not a result)."
-    from checkeval.judges import JudgeRequest
     sys_ids = [f'gen:{judge.name}:s{k}' for k in range(n_systems)]
     answers: dict[tuple, list[str]] = {(q.group_id, s): [] for q in questions for s in sys_ids}
     for t in sorted(turns):
