@@ -216,6 +216,7 @@ def _option_problem(method:str, model:type[BaseModel], e:ValidationError) -> tup
     "The first problem of an options model's validation error, as one line and the option's name."
     d = e.errors()[0]
     name = str(d['loc'][0]) if d['loc'] else None
+    if name is None: return f"options of method {method}: {d['msg'].removeprefix('Value error, ')}", None   # a model validator: options that cannot go together
     if d['type'] == 'extra_forbidden':
         return f"unknown option {name!r} for method {method}; valid options: {', '.join(model.model_fields) or '(none)'}", name
     f = model.model_fields.get(name)

@@ -64,6 +64,13 @@ def evaluate_args(method, benchmark='summeval', judge='remote', *options):
     (['evaluate', '--method', 'geval', '--benchmark', 'summeval', '--max-failure-rate', '2'], 'between 0 and 1'),
     (['evaluate', '--benchmark', 'summeval'], 'the following arguments are required: --method'),
     (['data', 'show', 'nope'], "nope"),
+    # options that cannot go together (a model validator of the method's options), refused before any item is read
+    (evaluate_args('checkeval', 'summeval', 'remote', 'answer=choices', 'granularity=dimension'),
+     "options of method checkeval: answer='choices' needs granularity='question'"),
+    (evaluate_args('checkeval', 'summeval', 'remote', 'checklist=build', 'n_min=4', 'n_max=3'), 'n_min=4 is above n_max=3'),
+    (evaluate_args('keypoint', 'summeval', 'remote', 'answers=per_question', 'language=pt'),
+     "options of method keypoint: answers='per_question' needs the English templates"),
+    (evaluate_args('keypoint', 'legal_sts', 'remote', 'answers=per_question'), "not language='pt' (from legal_sts)"),   # language=auto → pt
 ])
 def test_command_line_mistakes(env, capsys, argv, contains):
     one_line_error(argv, env, capsys, contains)

@@ -10,7 +10,7 @@ import ast, csv, io, json, math, re, statistics
 from pathlib import Path
 from typing import Any, Iterable, Literal, Optional, Sequence
 import yaml
-from pydantic import Field, PositiveInt
+from pydantic import Field, PositiveInt, model_validator
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES
 from ..runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, validate_options, yes_ratio_judgments
 from ..settings import runs_dir
@@ -283,6 +283,14 @@ class CheckEvalOptions(MethodOptions):
     n_min: PositiveInt = 2
     n_max: PositiveInt = 5
     build_max_tokens: PositiveInt = 2048
+
+    @model_validator(mode='after')
+    def _compatible(self):
+        "Options that cannot go together are refused here, before any item is read or any judge is asked."
+        if self.answer == 'choices' and self.granularity != 'question':
+            raise ValueError(f"answer='choices' needs granularity='question' (one question per request), not granularity={self.granularity!r}")
+        if self.n_min > self.n_max: raise ValueError(f'n_min={self.n_min} is above n_max={self.n_max}')
+        return self
 
 
 

@@ -10,9 +10,9 @@ import hashlib, json, math, re
 from typing import Any, Literal, Sequence
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..prompts import render
-from pydantic import PositiveInt
+from pydantic import PositiveInt, model_validator
 from ..data import manifest, resolve
-from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name
+from ..runs import MethodOptions, MethodResult, OptionError, make_answer, register_method, variant_name
 from ..parsing import extract_json
 from ..data.upstream import load_checkeval_questions
 from ..judges.types import Constraint, JudgeRequest
@@ -320,6 +320,12 @@ class KeypointOptions(MethodOptions):
     max_tokens: PositiveInt|None = None               # one cap for both stages (default 1024 to generate, 512 to evaluate)
     answers: Literal['list', 'per_question'] = 'list'  # 'per_question': one constrained yes/no request per checklist item (weak judges)
 
+    @model_validator(mode='after')
+    def _compatible(self):
+        "`answers='per_question'` asks in English only (`language='auto'` is checked when the run knows its benchmark's language)."
+        if self.answers == 'per_question' and self.language == 'pt': raise ValueError("answers='per_question' needs the English templates, not language='pt'")
+        return self
+
 # %% ../../nbs/14_keypoint.ipynb #4c5465eb
 DRY_RUN_COUNTS = {'requests': 'exact (criterion-guided); upper bound (reference/candidate-guided)',
                   'why': 'criterion checklists are written once per criterion, text checklists once per distinct text but scaled per item; '
@@ -441,7 +447,8 @@ def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], mo
     variant = variant_name({k: v for k, v in given.items() if v != KeypointOptions.model_fields[k].default})
     cfg = resolve_options(benchmark, dimensions, mode=mode, criteria=criteria, language=language, definitions=definitions)
     mode, lang, crit = cfg['mode'], cfg['language'], cfg['criteria']
-    if answers == 'per_question' and lang != 'en': raise ValueError(f"answers='per_question' needs the English templates, not language={lang!r}")
+    if answers == 'per_question' and lang != 'en':
+        raise OptionError(f"options of method keypoint: answers='per_question' needs the English templates, not language={lang!r} (from {benchmark})", 'answers')
     defs = {c: v[1] for c, v in cfg['definitions'].items()}
     used_field = reference_field_for(benchmark, reference_field)   # checks the name; `auto` falls back to the reference without a source
     directions = MODES[mode]
