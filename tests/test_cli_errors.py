@@ -82,6 +82,13 @@ def test_the_issue_case_rocketeval_without_creator(env, capsys):
     assert 'creator=<judge name>' in line and 'checklists=' in line
 
 
+def test_rocketeval_grader_without_logprobs(env, capsys, tmp_path, monkeypatch):
+    "normalized=True (the default) with a grader that returns no log-probabilities: one line before any checklist is written."
+    judges = {'nolp': {'backend': 'openai', 'model': 'm', 'base_url': 'http://127.0.0.1:9/v1', 'supports_logprobs': False}}
+    (tmp_path/'judges.yaml').write_text(yaml.safe_dump({'judges': judges}))
+    one_line_error(evaluate_args('rocketeval', 'mt_bench', 'nolp', 'creator=nolp'), env, capsys, 'returns no log-probabilities; use normalized=False')
+
+
 @pytest.mark.parametrize('method', list_methods())
 def test_every_option_of_every_method(env, capsys, method):
     "Each option of `method`'s options model, given a value the model refuses, is one line naming the option."

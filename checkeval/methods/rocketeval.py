@@ -23,8 +23,8 @@ from ..judges.types import JudgeRequest, Constraint
 __all__ = ['P_YES_RULES', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVERALL', 'creation_messages', 'create_checklists',
            'authors_normalized_yes', 'normalized_score', 'grading_messages', 'grading_request', 'grade_items',
            'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor', 'supervised_scores',
-           'generate_mt_bench_responses', 'RocketEvalOptions', 'check_creator', 'creator_record',
-           'rocketeval_responses', 'rocketeval_checklists', 'item_features', 'rocketeval_supervised',
+           'generate_mt_bench_responses', 'RocketEvalOptions', 'check_creator', 'check_grader', 'check_rocketeval',
+           'creator_record', 'rocketeval_responses', 'rocketeval_checklists', 'item_features', 'rocketeval_supervised',
            'rocketeval_judgments', 'run_rocketeval']
 
 # %% ../../nbs/12_rocketeval.ipynb #4a7f4101
@@ -298,6 +298,17 @@ def check_creator(judge, creator, o:RocketEvalOptions):
     raise ValueError(f"rocketeval: say who writes the checklists: creator=<judge name> (the paper: GPT-4o; creator={judge.name} "
                      f"lets the grader write its own) or checklists=<file>|fixed")
 
+# %% ../../nbs/12_rocketeval.ipynb #29e6abb1
+def check_grader(judge, o:RocketEvalOptions):
+    "`normalized=True` (P(yes) from the first token) needs a grader that returns log-probabilities: said before any checklist is written."
+    if o.normalized and not getattr(judge, 'supports_logprobs', True):
+        raise ValueError(f'judge {judge.name!r} returns no log-probabilities; use normalized=False (the decoded yes/no)')
+
+def check_rocketeval(judge, creator=None, **options):
+    "The runner's check of a request (`register_method(check=...)`): who writes the checklists, and a grader that can give P(yes)."
+    o = RocketEvalOptions(**options)
+    check_creator(judge, creator, o); check_grader(judge, o)
+
 # %% ../../nbs/12_rocketeval.ipynb #9006d645
 def creator_record(creator, judge) -> dict:
     "Who wrote the checklists and who grades them, said in the run (the paper's creator is a stronger model than the grader)."
@@ -412,11 +423,11 @@ def rocketeval_judgments(resp_items:Sequence[Item], checklists:Mapping[str, Chec
 # %% ../../nbs/12_rocketeval.ipynb #83b2e80d
 OVERALL = Dimension(name='overall', definition='overall quality of the response', scale=(1, 10))
 
-@register_method('rocketeval', options=RocketEvalOptions, judges=('creator',), check=lambda judge, creator=None, **o: check_creator(judge, creator, RocketEvalOptions(**o)))
+@register_method('rocketeval', options=RocketEvalOptions, judges=('creator',), check=check_rocketeval)
 def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], creator=None, **options) -> MethodResult:
     "RocketEval on `items` with `judge` grading and `creator` (a Judge, or None) writing the checklists; options as in `RocketEvalOptions`."
     o = RocketEvalOptions(**validate_options('rocketeval', options))
-    check_creator(judge, creator, o)
+    check_creator(judge, creator, o); check_grader(judge, o)
     variant = variant_name({**options, **({'creator': creator.name} if creator is not None else {})})
     dim = dimensions[0] if dimensions else OVERALL
     if len(dimensions) > 1: warnings.warn(f'RocketEval gives one overall score; it is recorded under {dim.name!r}')
