@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, TypeVar
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from .settings import UserError, repo_root   # repo_root kept here for callers of checkeval.core.repo_root
+from .settings import UserError
 
 # %% auto #0
 __all__ = ['STAGES', 'R', 'DataError', 'sha256_file', 'Record', 'Dimension', 'Question', 'Checklist', 'Item', 'Keyed', 'Answer',

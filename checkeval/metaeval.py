@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 import numpy as np, pandas as pd
 from scipy import stats as _ss
+from .data import load_arena_elo
 
 # %% auto #0
 __all__ = ['STATISTICS', 'LEVELS', 'ROW_FUNCS', 'WEIGHTED_FUNCS', 'MIN_ITEMS', 'CORRELATION_COLUMNS', 'AVERAGE_KEYS',
@@ -530,7 +531,6 @@ def pairwise_agreement(predicted, human) -> dict:
 # %% ../nbs/20_metaeval.ipynb #50e6a5f1
 def arena_ranking_correlation(system_scores:Mapping[str, float]|pd.Series, benchmark:str, split:str='test') -> pd.DataFrame:
     "Kendall/Spearman of per-system scores against Chatbot Arena Elo for RocketEval's `benchmark`/`split` (matched on `model`, else `name`)."
-    from checkeval.data import load_arena_elo
     elo = load_arena_elo(benchmark, split)
     s = pd.Series(system_scores, dtype=float)
     key = 'model' if len(s.index.intersection(elo.model)) >= len(s.index.intersection(elo.name)) else 'name'

@@ -13,6 +13,9 @@ import numpy as np, pandas as pd
 from .core import DataError
 from .metaeval import (correlation_rows, agreement_rows, attach_human, human_frame, level_correlations,
                                 CORRELATION_COLUMNS, AGREEMENT_COLUMNS, STATISTICS)
+from .data import load_unieval_topical_chat, load_benchmark, load_check_eval_legal, load_hanna_llm
+from .lexical import lexical_correlation_rows, compare_published_summeval
+from .reporting import merge_long_csv, figures_root, to_markdown
 
 # %% auto #0
 __all__ = ['TOPICAL_CHAT_DIMENSIONS', 'PUBLISHED_UNIEVAL_TOPICAL_CHAT', 'LEGAL_CRITERIA', 'VARIANT_COLUMNS',
@@ -33,7 +36,6 @@ PUBLISHED_UNIEVAL_TOPICAL_CHAT = {
 
 def unieval_topical_chat(dimensions:Sequence[str]=TOPICAL_CHAT_DIMENSIONS, n_boot:int=0) -> tuple[pd.DataFrame, pd.DataFrame]:
     "Turn-level correlations of UniEval's released predictions with humans: (long rows, readable table)."
-    from checkeval.data import load_unieval_topical_chat, load_benchmark
     pred = load_unieval_topical_chat()
     f = pred.melt(id_vars=['item_id', 'group_id', 'system_id'], var_name='dimension', value_name='score')
     f = f[f.dimension.isin(dimensions)]
@@ -63,7 +65,6 @@ def _f1(recall:float, precision:float) -> float:
 def recorded_legal_scores() -> 'pd.DataFrame':
     "The authors' recorded GPT-4-turbo Check-Eval scores on the 32 legal pairs: one row per (pair, criterion)."
     import pandas as pd
-    from checkeval.data import load_check_eval_legal, load_benchmark
     human = {it.item_id: it.scores for it in load_benchmark('legal_sts')}
     rows = []
     for c in LEGAL_CRITERIA:
@@ -90,7 +91,6 @@ def keypoint_correlations(scores, human:str='expert', statistics:Sequence[str]=(
     """Pooled (sample-level) correlations of recall, precision and F1 per criterion with the `human` column, plus `average`:
     the correlation of the per-pair mean over the criteria (the paper's AVG column). Long format of `figures/tables/correlations.csv`."""
     import pandas as pd
-    from checkeval.metaeval import correlation_rows
     frames = []
     for variant, col in VARIANT_COLUMNS.items():
         if col not in scores or scores[col].isna().all(): continue
@@ -149,7 +149,6 @@ HANNA_DIMENSIONS = ('relevance', 'coherence', 'empathy', 'surprise', 'engagement
 
 def hanna_llm_frame() -> pd.DataFrame:
     "HANNA LLM ratings joined to the HANNA items: item_id, group_id, system_id, judge, variant, dimension, score, failed."
-    from checkeval.data import load_hanna_llm, load_benchmark
     d = load_hanna_llm()
     d = d[d.dimension.isin(HANNA_DIMENSIONS)].copy()
     d['failed'] = d.value < 1
@@ -162,7 +161,6 @@ def hanna_llm_frame() -> pd.DataFrame:
 
 def hanna_llm(levels:Sequence[str]=('sample', 'system'), n_boot:int=0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     "HANNA LLM ratings: (correlation rows, agreement rows, readable summary with failure counts)."
-    from checkeval.data import load_benchmark
     d = hanna_llm_frame()
     f = attach_human(d, human_frame(load_benchmark('hanna'))).assign(benchmark='hanna', method='likert')
     corr = correlation_rows(f, levels=levels, n_boot=n_boot)
@@ -184,7 +182,6 @@ LEXICAL_BENCHMARKS = ('summeval', 'qags_cnndm', 'qags_xsum', 'sfres', 'sfhot', '
 
 def lexical_rows(benchmarks:Sequence[str]=LEXICAL_BENCHMARKS, n_boot:int=0) -> pd.DataFrame:
     "Lexical-baseline correlation rows for every benchmark with references (each at its literature level)."
-    from checkeval.lexical import lexical_correlation_rows
     return pd.concat([lexical_correlation_rows(b, n_boot=n_boot) for b in benchmarks], ignore_index=True)
 
 def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequence[str]=LEXICAL_BENCHMARKS) -> dict[str, Path]:
@@ -195,8 +192,6 @@ def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequenc
     The CSVs are shared with the other writers (paper notebooks): `reporting.merge_long_csv` replaces
     only the rows whose key is written here and keeps every other row. Returns the paths written.
     Bootstrap CIs (`n_boot` resamples of groups) are included in the CSV."""
-    from checkeval.lexical import compare_published_summeval
-    from checkeval.reporting import merge_long_csv, figures_root, to_markdown
     def _md(df): return to_markdown(df).rstrip('\n')
     out = Path(out_dir) if out_dir is not None else figures_root()/'tables'
     out.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,10 @@ from pathlib import Path
 import pandas as pd
 from typing import Sequence
 from .core import DataError, read_jsonl
-from .settings import figures_dir, output_label
+from .settings import figures_dir, output_label, repo_root, runs_dir
+from .metaeval import MIN_ITEMS, human_frame, correlation_rows, dimension_average, CORRELATION_COLUMNS
+from .data import dataset_summary, load_frame, benchmark_info, load_benchmark
+from .runs import provenance, load_judgments
 
 # %% auto #0
 __all__ = ['N_COLUMNS', 'FACT_COLUMN', 'CORRELATION_COLUMN', 'FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'CORRELATION_KEYS',
@@ -68,7 +71,6 @@ def _row_n(row) -> int|None:
 def table_content(df:pd.DataFrame, min_items:int|None=None) -> dict:
     """Per judge of `df`: `values` (value cells holding a number), `n` (items behind them: a sorted list), `notes` (why
     cells are empty), plus the `value_columns` read. Rows of judge `none` or empty count as judge `none`."""
-    from checkeval.metaeval import MIN_ITEMS
     names, seen = [], {}
     for c in map(str, df.columns):
         k = seen[c] = seen.get(c, -1) + 1
@@ -101,8 +103,7 @@ def _write_provenance(out:Path, name:str, provenance:dict):
     "The content part of `provenance` beside the output (tracked); the full record, git commit and time included, under `_runs/provenance/` (not tracked)."
     stable = {k: v for k, v in provenance.items() if k not in VOLATILE_PROVENANCE}
     (out/f'{name}.provenance.json').write_text(json.dumps(stable, indent=1, default=str) + '\n')
-    from checkeval.core import repo_root as _repo_root
-    root = _repo_root()
+    root = repo_root()
     try: rel = out.resolve().relative_to(root.resolve()) if root else None
     except ValueError: rel = None
     if rel is not None:
@@ -155,7 +156,6 @@ def no_data_figure(title:str, why:str, judges=(), source:str='', figsize=(7, 1.8
 # %% ../nbs/30_reporting.ipynb #c863b9b9
 def datasets_table() -> pd.DataFrame:
     "One row per benchmark: rows, groups, systems, dimensions, score range, licence (from the loaded data)."
-    from checkeval.data import dataset_summary
     return dataset_summary()
 
 # %% ../nbs/30_reporting.ipynb #a5079d6f
@@ -163,7 +163,6 @@ def plot_human_scores(benchmark:str):
     "Histogram of each human-score dimension of `benchmark` (one panel per dimension)."
     import matplotlib; matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    from checkeval.data import load_frame, benchmark_info
     info = benchmark_info(benchmark)
     df = load_frame(benchmark)
     dims = [d for d in info.dimensions if d.name in df.columns and df[d.name].notna().any()]
@@ -188,7 +187,6 @@ def plot_human_scores(benchmark:str):
 def write_dataset_outputs(out_dir=None) -> list[Path]:
     "Write `tables/datasets.csv|md` and one human-score figure per benchmark under `out_dir` (default `figures/`)."
     import matplotlib.pyplot as plt
-    from checkeval.runs import provenance
     out = Path(out_dir or figures_root())
     df = datasets_table()
     prov = provenance({'step': 'datasets'})
@@ -242,8 +240,7 @@ SMALL_LOCAL_GROUPS = ('small-local',)   # the built-in smollm2 judge
 
 def run_metas(root=None, benchmark:str|None=None, method:str|None=None) -> pd.DataFrame:
     "One row per saved run under `root` (default `data/runs`): benchmark, method, judge, variant (and run key), group, path, provenance."
-    from checkeval.runs import runs_root
-    root = Path(root or runs_root())
+    root = Path(root or runs_dir())
     rows = []
     for p in sorted(root.glob('*/*/*/*/meta.json')):
         b, m, j, folder = p.parts[-5:-1]
@@ -301,9 +298,6 @@ def parse_rates(root=None, exclude:Sequence[str]=('tiny',), top:int=3, runs:Sequ
 # %% ../nbs/30_reporting.ipynb #da670eb9
 def scores_with_human(benchmark:str, methods:Sequence[str]|None=None, root=None) -> pd.DataFrame:
     "Judgments of every run on `benchmark` (optionally only `methods`) joined with human scores: one row per (run, item, dimension)."
-    from checkeval.runs import load_judgments
-    from checkeval.data import load_benchmark
-    from checkeval.metaeval import human_frame
     j = load_judgments(root, benchmark)
     if j.empty: return pd.DataFrame()
     # a variant rerun on other items or dimensions leaves its older folder behind: only its newest run counts
@@ -322,7 +316,6 @@ def paper_dir(paper:str) -> Path: return figures_root()/paper
 
 def paper_provenance(paper:str, name:str, judges=(), source:str='runs', runs:pd.DataFrame|None=None, **extra) -> dict:
     "Provenance of one paper table/figure: which judges produced it and from what (`runs`, `recorded`, `catalog`)."
-    from checkeval.runs import provenance
     cfg = {'paper': paper, 'item': name, 'judges': sorted(set(judges)), 'source': source, **extra}
     if runs is not None and len(runs): cfg['runs'] = sorted(set(runs['path'])) if 'path' in runs else []
     return provenance(cfg)
@@ -460,7 +453,6 @@ def safe_correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('sample',), 
 
     Rows of a judge get a seeded bootstrap 95 % CI (`n_boot`, default `JUDGE_BOOTSTRAP` resamples); judge-free rows
     (judge `none`, e.g. lexical metrics over a whole benchmark) get one only when `n_boot` is given."""
-    from checkeval.metaeval import correlation_rows, dimension_average, CORRELATION_COLUMNS, MIN_ITEMS
     cols = CORRELATION_COLUMNS + ['n_items', 'note']
     if frame is None or not len(frame): return pd.DataFrame(columns=cols)
     min_n, keys = MIN_ITEMS if min_n is None else min_n, ['benchmark', 'method', 'variant', 'judge', 'dimension']

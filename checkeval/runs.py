@@ -26,10 +26,9 @@ from .judges.types import check_no_secrets
 __all__ = ['METHODS_PACKAGE', 'RUN_SETTINGS', 'MethodOptions', 'MethodSpec', 'register_method', 'discover_methods', 'method_spec',
            'get_method', 'list_methods', 'MethodResult', 'make_answer', 'yes_ratio_judgments', 'canonical_hash',
            'git_state', 'package_versions', 'data_checksums', 'provenance', 'OptionError', 'check_limit',
-           'check_options', 'type_words', 'validate_options', 'runs_root', 'variant_name', 'run_dir', 'run_key',
-           'run_lock', 'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments', 'select_items',
-           'RunInfo', 'resolve_dimensions', 'run_summary', 'resolve_judge_options', 'check_request', 'run_path',
-           'evaluate']
+           'check_options', 'type_words', 'validate_options', 'variant_name', 'run_dir', 'run_key', 'run_lock',
+           'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments', 'select_items', 'RunInfo',
+           'resolve_dimensions', 'run_summary', 'resolve_judge_options', 'check_request', 'run_path', 'evaluate']
 
 # %% ../nbs/04_runs.ipynb #9899c1be
 class MethodOptions(BaseModel):
@@ -217,6 +216,7 @@ def _option_problem(method:str, model:type[BaseModel], e:ValidationError) -> tup
     "The first problem of an options model's validation error, as one line and the option's name."
     d = e.errors()[0]
     name = str(d['loc'][0]) if d['loc'] else None
+    if name is None: return f"options of method {method}: {d['msg'].removeprefix('Value error, ')}", None   # a model validator: options that cannot go together
     if d['type'] == 'extra_forbidden':
         return f"unknown option {name!r} for method {method}; valid options: {', '.join(model.model_fields) or '(none)'}", name
     f = model.model_fields.get(name)
@@ -237,10 +237,6 @@ def validate_options(method:str, options:dict) -> dict:
     return {k: getattr(m, k) for k in type(m).model_fields}
 
 # %% ../nbs/04_runs.ipynb #c814ed3f
-def runs_root() -> Path:
-    "The old name of `checkeval.settings.runs_dir` (`$CHECKEVAL_RUNS`, else `data/runs` of the checkout), kept for callers; use `runs_dir`."
-    return runs_dir()
-
 def _slug(s:str) -> str: return re.sub(r'[^A-Za-z0-9_.=-]+', '-', str(s)).strip('-') or 'x'
 
 def variant_name(options:dict) -> str:

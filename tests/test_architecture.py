@@ -29,10 +29,7 @@ PENDING_SIZE: dict[str, str] = {}        # module: why it is still over the limi
 PENDING_GET_JUDGE: dict[str, str] = {}   # method module: why it still calls get_judge (none today)
 _OTHERS = "issue 28 item 4: its function-level imports of checkeval modules move to the top in its own notebook's rework"
 PENDING_LOCAL_IMPORTS: dict[str, str] = {m: _OTHERS for m in [   # module: why it still imports checkeval modules inside functions
-    'checkeval.metaeval', 'checkeval.recorded', 'checkeval.reporting', 'checkeval.reproduce', 'checkeval.testing.server',
-    'checkeval.methods.baselines', 'checkeval.methods.checkeval', 'checkeval.methods.checkeval_checklists',
-    'checkeval.methods.instance_judge', 'checkeval.methods.interacteval', 'checkeval.methods.keypoint', 'checkeval.methods.rocketeval',
-    'checkeval.methods.seal', 'checkeval.methods.seal_requests', 'checkeval.methods.seal_tables']}
+    'checkeval.reproduce', 'checkeval.testing.server']}
 
 
 def layer(module: str) -> str:

@@ -64,6 +64,13 @@ def evaluate_args(method, benchmark='summeval', judge='remote', *options):
     (['evaluate', '--method', 'geval', '--benchmark', 'summeval', '--max-failure-rate', '2'], 'between 0 and 1'),
     (['evaluate', '--benchmark', 'summeval'], 'the following arguments are required: --method'),
     (['data', 'show', 'nope'], "nope"),
+    # options that cannot go together (a model validator of the method's options), refused before any item is read
+    (evaluate_args('checkeval', 'summeval', 'remote', 'answer=choices', 'granularity=dimension'),
+     "options of method checkeval: answer='choices' needs granularity='question'"),
+    (evaluate_args('checkeval', 'summeval', 'remote', 'checklist=build', 'n_min=4', 'n_max=3'), 'n_min=4 is above n_max=3'),
+    (evaluate_args('keypoint', 'summeval', 'remote', 'answers=per_question', 'language=pt'),
+     "options of method keypoint: answers='per_question' needs the English templates"),
+    (evaluate_args('keypoint', 'legal_sts', 'remote', 'answers=per_question'), "not language='pt' (from legal_sts)"),   # language=auto → pt
 ])
 def test_command_line_mistakes(env, capsys, argv, contains):
     one_line_error(argv, env, capsys, contains)
@@ -73,6 +80,13 @@ def test_the_issue_case_rocketeval_without_creator(env, capsys):
     "`checkeval evaluate --method rocketeval --benchmark mt_bench --judge J` without a checklist creator: one line, not a traceback."
     line = one_line_error(evaluate_args('rocketeval', 'mt_bench'), env, capsys)
     assert 'creator=<judge name>' in line and 'checklists=' in line
+
+
+def test_rocketeval_grader_without_logprobs(env, capsys, tmp_path, monkeypatch):
+    "normalized=True (the default) with a grader that returns no log-probabilities: one line before any checklist is written."
+    judges = {'nolp': {'backend': 'openai', 'model': 'm', 'base_url': 'http://127.0.0.1:9/v1', 'supports_logprobs': False}}
+    (tmp_path/'judges.yaml').write_text(yaml.safe_dump({'judges': judges}))
+    one_line_error(evaluate_args('rocketeval', 'mt_bench', 'nolp', 'creator=nolp'), env, capsys, 'returns no log-probabilities; use normalized=False')
 
 
 @pytest.mark.parametrize('method', list_methods())

@@ -17,6 +17,8 @@ from ..data.upstream import load_checkeval_geval_prompt
 from ..runs import MethodOptions, MethodResult, make_answer, register_method
 from ..parsing import token_text
 from .checkeval import _MD, benchmark_task, failure_summary, item_inputs
+from ..prompts import render
+from ..judges.types import Constraint, JudgeRequest
 
 # %% auto #0
 __all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'parse_score_at', 'parse_score', 'score_token_position', 'weighted_score',
@@ -115,7 +117,6 @@ def upstream_geval_prompt(item:Item, dimension:str) -> tuple[list[dict], tuple[f
 
 def rating_messages(style:str, item:Item, dim:Dimension, lo:float, hi:float, template:str|None=None) -> list[dict]:
     "Messages for one (item, dimension) rating in the project's template for `style`."
-    from checkeval.prompts import render
     t = benchmark_task(item.benchmark)
     return render(template or STYLES[style]['template'], task=t['task'], target=t['target'], inputs=item_inputs(item), dimension=dim.name,
                   definition=dim.definition, lo=_fmt(lo), hi=_fmt(hi))
@@ -156,7 +157,6 @@ def answer_mode(style:str, o:RatingOptions, lo:float, hi:float) -> str:
 # %% ../../nbs/11_baselines.ipynb #b3c3d1f6
 def _rating_requests(style, items, dimensions, o:RatingOptions, logprobs:bool):
     "((item, dim, lo, hi, k), JudgeRequest) per item × dimension × sample."
-    from checkeval.judges import Constraint, JudgeRequest
     keyed = []
     for it in items:
         for dim in dimensions:
@@ -230,7 +230,6 @@ def explained_ratings(keyed, resps, judge, o:RatingOptions) -> tuple[list, list]
     request in the same conversation asks for the rating, constrained to the scale's whole numbers. The response kept is
     the rating's, with the explanation in front of it and the tokens of both requests; a failed explanation stays as it is.
     Returns (responses, the rating's top logprobs per response or None)."""
-    from checkeval.judges import Constraint, JudgeRequest
     follow, where = [], []
     for i, ((it, dim, lo, hi, k), req) in enumerate(keyed):
         r = resps[i]

@@ -10,7 +10,7 @@ import ast, csv, io, json, math, re, statistics
 from pathlib import Path
 from typing import Any, Iterable, Literal, Optional, Sequence
 import yaml
-from pydantic import Field, PositiveInt
+from pydantic import Field, PositiveInt, model_validator
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES
 from ..runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, validate_options, yes_ratio_judgments
 from ..settings import runs_dir
@@ -18,6 +18,8 @@ from ..parsing import extract_json, normalized_yes, token_text
 from ..data import resolve
 from .checkeval_checklists import *
 from .checkeval_checklists import _MD
+from ..prompts import render
+from ..judges.types import JudgeRequest, Constraint
 
 # %% auto #0
 __all__ = ['UPSTREAM_EVALUATION_FILE', 'QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answers_detailed',
@@ -214,8 +216,6 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
     token, yes or no; `json_schema`: a group's answers asked as one JSON object held to `reply_schema` (backends that enforce
     one); a single question is asked as before, so that the first token of its reply still gives P(yes); `upstream_template`:
     the authors' evaluation template instead of `template` (its own `Q1: yes` reply form, no JSON schema)."""
-    from checkeval.prompts import render
-    from checkeval.judges import JudgeRequest, Constraint
     if choices and granularity != 'question': raise ValueError("answer='choices' needs granularity='question' (one question per request)")
     out = []
     for it in items:
@@ -283,6 +283,14 @@ class CheckEvalOptions(MethodOptions):
     n_min: PositiveInt = 2
     n_max: PositiveInt = 5
     build_max_tokens: PositiveInt = 2048
+
+    @model_validator(mode='after')
+    def _compatible(self):
+        "Options that cannot go together are refused here, before any item is read or any judge is asked."
+        if self.answer == 'choices' and self.granularity != 'question':
+            raise ValueError(f"answer='choices' needs granularity='question' (one question per request), not granularity={self.granularity!r}")
+        if self.n_min > self.n_max: raise ValueError(f'n_min={self.n_min} is above n_max={self.n_max}')
+        return self
 
 
 

@@ -14,6 +14,9 @@ from pydantic import ValidationError
 from ..core import Checklist, DataError, Dimension, Question, STAGES
 from ..data import manifest, resolve
 from ..parsing import extract_json
+from ..settings import repo_root
+from ..judges.types import JudgeRequest, Constraint
+from ..prompts import render
 
 # %% auto #0
 __all__ = ['STAGE_ORDER', 'PAPER_SIZES', 'CHECKLIST_FROM', 'BENCHMARK_TASKS', 'split_questions', 'checklist_from_dict',
@@ -109,8 +112,7 @@ def active_questions(cl:Checklist) -> list[Question]:
 # %% ../../nbs/10a_checkeval_checklists.ipynb #f765a4c9
 def project_checklist_dir() -> Path|None:
     "`configs/checklists` of the repository, if we are in one."
-    from checkeval.core import repo_root as _repo_root
-    root = _repo_root()
+    root = repo_root()
     return root/'configs'/'checklists' if root is not None else None
 
 def project_checklist_path(benchmark:str, dimension:str) -> Path:
@@ -322,7 +324,6 @@ def _seed_map(cl:Checklist) -> dict[str, list[str]]:
     return {name: [q.text for q in qs] for name,qs in cl.sub_dimensions.items()}
 
 def _request(messages, max_tokens, temperature, seed, schema:dict|None=None, **meta):
-    from checkeval.judges import JudgeRequest, Constraint
     return JudgeRequest(messages=messages, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta,
                         constraint=Constraint(json_schema=schema) if schema is not None else None)
 
@@ -357,7 +358,6 @@ def filter_schema(cl:Checklist) -> dict:
 def filter_requests(cl:Checklist, benchmark_description:str='', other_dimensions:Sequence[str]=(), max_tokens:int=2048,
                     temperature:float=0.0, seed:int|None=None, template:str='checkeval/filter', json_schema:bool=False):
     "The filter request for checklist `cl` (one per dimension); `json_schema`: the reply held to `filter_schema` (backends that enforce one)."
-    from checkeval.prompts import render
     pool = {name: [q.text for q in qs] for name,qs in select_stages(cl).sub_dimensions.items()}
     msgs = render(template, benchmark_description=benchmark_description, dimension=cl.dimension.name,
                   definition=cl.dimension.definition, other_dimensions=list(other_dimensions), pool=pool)
@@ -393,8 +393,6 @@ def filter_checklist(cl:Checklist, judge, benchmark:str|None=None, other_dimensi
 def filter_one_requests(cl:Checklist, benchmark_description:str='', other_dimensions:Sequence[str]=(), temperature:float=0.0,
                         seed:int|None=None, template:str='checkeval/filter_one') -> list:
     "One keep/drop request per active question of `cl`, the reply constrained to yes or no."
-    from checkeval.prompts import render
-    from checkeval.judges import Constraint
     out = []
     for q in active_questions(cl):
         msgs = render(template, benchmark_description=benchmark_description, dimension=cl.dimension.name, definition=cl.dimension.definition,
@@ -425,7 +423,6 @@ def build_checklists(benchmark:str, dimensions:Sequence[str], judge, seeds:str|d
     `seeds`: 'project' (configs/checklists), a directory or YAML path accepted by `get_checklist`, or {dimension: Checklist}.
     Returns ({dimension: final checklist}, report); with `out_dir`, writes `<dimension>.yaml` and `construction.json` there.
     A filter reply that cannot be read raises `DataError` (with `strict=False` the pool is kept and the report says `failed`)."""
-    from checkeval.prompts import render
     desc = benchmark_task(benchmark)['description']
     seed_cls = {d: (seeds[d] if isinstance(seeds, dict) else get_checklist(benchmark, d, seeds or 'project', 'seed')) for d in dimensions}
     reqs, keys = [], []

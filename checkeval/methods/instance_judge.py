@@ -13,6 +13,7 @@ from ..prompts import render
 from ..runs import MethodOptions, MethodResult, make_answer, register_method
 from .baselines import parse_score
 from .rocketeval_data import instance_of
+from ..judges.types import JudgeRequest
 
 # %% auto #0
 __all__ = ['STYLE_TOKENS', 'instance_judge_messages', 'InstanceJudgeOptions', 'run_instance_judge']
@@ -40,7 +41,6 @@ class InstanceJudgeOptions(MethodOptions):
 def run_instance_judge(items:Sequence[Item], judge, dimensions:Sequence[Dimension], style:str='direct', max_tokens:int|None=None,
                        temperature:float=0.0, scale:Sequence[float]=(1.0, 10.0)) -> MethodResult:
     "A 1–10 overall score per response from `judge` (`style` direct or cot)."
-    from checkeval.judges import JudgeRequest
     lo, hi = scale
     dim = dimensions[0].name if dimensions else 'overall'
     reqs = [JudgeRequest(messages=instance_judge_messages(it, style), max_tokens=max_tokens or STYLE_TOKENS[style], temperature=temperature,

@@ -19,6 +19,7 @@ from .interacteval_build import (CONSTRUCTION_SCHEMAS, CONSTRUCTION_STAGES, SUB_
                                                   construction_schema, fill_prompt, interacteval_prompt, parse_stage, placeholder_reply,
                                                   upstream_think_aloud, _norm, _strings)
 from ..parsing import extract_json
+from ..judges.types import JudgeRequest, Constraint
 
 # %% auto #0
 __all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'DRY_RUN_COUNTS', 'interacteval_files', 'bullet_lines',
@@ -89,7 +90,6 @@ def parse_attributes(text:str|None) -> list[str]:
 def think_aloud_request(judge, dimension:str, rubric:str, samples:Sequence[dict], task:str='summary of a news article',
                         max_tokens:int=1024, temperature:float=0.0, prompt_source:str='project'):
     "The TA request for one LLM member: the project's template (held to `TA_SCHEMA` where the backend can) or the authors' prompt."
-    from checkeval.judges import JudgeRequest
     if prompt_source == 'upstream': msgs, constraint = upstream_think_aloud(judge, dimension, rubric, samples), None
     elif prompt_source == 'project':
         msgs = render('interacteval/think_aloud', dimension=dimension, rubric=rubric, samples=list(samples), task=task)
@@ -157,7 +157,6 @@ def _upstream_eval_messages(dimension:str, rubric:str, questions:Sequence[str], 
 def evaluation_request(judge, dimension:str, rubric:str, questions:Sequence[str], source:str, output:str,
                        task:str='summary of a news article', prompt_source:str='project', max_tokens:int=512, one:bool=False):
     "One evaluation request: every checklist question about one summary (`one`: a single question, the reply constrained to yes or no)."
-    from checkeval.judges import JudgeRequest, Constraint
     if prompt_source == 'upstream' and not one: msgs = _upstream_eval_messages(dimension, rubric, questions, source, output)
     elif prompt_source in ('project', 'upstream'):
         msgs = render('interacteval/evaluate', dimension=dimension, rubric=rubric, questions=list(questions), source=source, output=output, task=task,

@@ -10,10 +10,12 @@ import hashlib, json, math, re
 from typing import Any, Literal, Sequence
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..prompts import render
-from pydantic import PositiveInt
+from pydantic import PositiveInt, model_validator
 from ..data import manifest, resolve
-from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name
+from ..runs import MethodOptions, MethodResult, OptionError, make_answer, register_method, variant_name
 from ..parsing import extract_json
+from ..data.upstream import load_checkeval_questions
+from ..judges.types import Constraint, JudgeRequest
 
 # %% auto #0
 __all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'PAPER_DEFINITIONS', 'CHECKLIST_QUESTION', 'CHECKLIST_MAX_ITEMS',
@@ -65,7 +67,6 @@ PAPER_DEFINITIONS = {'summeval': 'summeval'}   # benchmark → whose criterion d
 
 def summeval_definitions() -> dict[str, tuple[str, str]]:
     "SummEval's definitions of its four dimensions (criterion → (name, text)), loaded from the released CheckEval seed files."
-    from checkeval.data.upstream import load_checkeval_questions
     out = {}
     for c in CRITERIA_ORDER:
         d = load_checkeval_questions('summeval', c, 'seed').get('definition')
@@ -181,7 +182,6 @@ def _template(stage:str, language:str) -> str:
 def _schema_constraint(judge, schema:dict):
     "`Constraint(json_schema=schema)` when the judge's backend enforces schemas, else None (the parser decides)."
     if not getattr(judge, 'supports_json_schema', False): return None
-    from checkeval.judges import Constraint
     return Constraint(json_schema=schema)
 
 def _json_reply(judge) -> bool:
@@ -208,7 +208,6 @@ def placeholder_answers(n:int, json_reply:bool, language:str='en') -> str:
 def checklist_request(judge, criterion:str, text:str|None=None, language:str='en', definitions:dict|None=None,
                       task:str|None=None, max_tokens:int=1024, temperature:float=0.0):
     "The generation request: from `text` (reference/candidate-guided) or, when `text` is None, from the criterion alone."
-    from checkeval.judges import JudgeRequest
     name, definition = criterion_definitions(language, definitions)[criterion]
     if text is None:
         task = task or ('resumo' if language == 'pt' else 'summary')
@@ -226,7 +225,6 @@ def evaluation_request(judge, criterion:str, checklist:Sequence[str], text:str, 
                        language:str='en', definitions:dict|None=None, max_tokens:int=512, temperature:float=0.0, one:bool=False):
     """The evaluation request: does `text` have each checklist item? With `reference`, the criterion-guided form.
     `one`: a single item, the reply constrained to one token, yes or no (`answers='per_question'`; English templates)."""
-    from checkeval.judges import JudgeRequest, Constraint
     name, definition = criterion_definitions(language, definitions)[criterion]
     if one and (language != 'en' or len(checklist) != 1): raise ValueError('one=True asks one checklist item with the English templates')
     if reference is None:
@@ -321,6 +319,12 @@ class KeypointOptions(MethodOptions):
     task: str|None = None                             # what a criterion-guided checklist is about
     max_tokens: PositiveInt|None = None               # one cap for both stages (default 1024 to generate, 512 to evaluate)
     answers: Literal['list', 'per_question'] = 'list'  # 'per_question': one constrained yes/no request per checklist item (weak judges)
+
+    @model_validator(mode='after')
+    def _compatible(self):
+        "`answers='per_question'` asks in English only (`language='auto'` is checked when the run knows its benchmark's language)."
+        if self.answers == 'per_question' and self.language == 'pt': raise ValueError("answers='per_question' needs the English templates, not language='pt'")
+        return self
 
 # %% ../../nbs/14_keypoint.ipynb #4c5465eb
 DRY_RUN_COUNTS = {'requests': 'exact (criterion-guided); upper bound (reference/candidate-guided)',
@@ -443,7 +447,8 @@ def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], mo
     variant = variant_name({k: v for k, v in given.items() if v != KeypointOptions.model_fields[k].default})
     cfg = resolve_options(benchmark, dimensions, mode=mode, criteria=criteria, language=language, definitions=definitions)
     mode, lang, crit = cfg['mode'], cfg['language'], cfg['criteria']
-    if answers == 'per_question' and lang != 'en': raise ValueError(f"answers='per_question' needs the English templates, not language={lang!r}")
+    if answers == 'per_question' and lang != 'en':
+        raise OptionError(f"options of method keypoint: answers='per_question' needs the English templates, not language={lang!r} (from {benchmark})", 'answers')
     defs = {c: v[1] for c, v in cfg['definitions'].items()}
     used_field = reference_field_for(benchmark, reference_field)   # checks the name; `auto` falls back to the reference without a source
     directions = MODES[mode]

@@ -17,13 +17,14 @@ from ..parsing import answer_class, normalized_yes, yes_no_mass
 from .rocketeval_data import (instance_of, parse_checklist, make_checklist, save_checklists, load_checklists,
     fixed_checklist, mt_bench_instances, read_mt_bench_responses, mt_bench_response_items, load_rocketeval_export, read_annotations,
     default_train_models, rocketeval_template)
+from ..judges.types import JudgeRequest, Constraint
 
 # %% auto #0
 __all__ = ['P_YES_RULES', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVERALL', 'creation_messages', 'create_checklists',
            'authors_normalized_yes', 'normalized_score', 'grading_messages', 'grading_request', 'grade_items',
            'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor', 'supervised_scores',
-           'generate_mt_bench_responses', 'RocketEvalOptions', 'check_creator', 'creator_record',
-           'rocketeval_responses', 'rocketeval_checklists', 'item_features', 'rocketeval_supervised',
+           'generate_mt_bench_responses', 'RocketEvalOptions', 'check_creator', 'check_grader', 'check_rocketeval',
+           'creator_record', 'rocketeval_responses', 'rocketeval_checklists', 'item_features', 'rocketeval_supervised',
            'rocketeval_judgments', 'run_rocketeval']
 
 # %% ../../nbs/12_rocketeval.ipynb #4a7f4101
@@ -42,7 +43,6 @@ def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|No
                       min_questions:int=5, max_questions:int=10, prompt_source:str='own', max_tokens:int=1024,
                       desc:str='rocketeval: create checklists') -> tuple[dict[str, Checklist], list[dict]]:
     "Checklists (instance id → `Checklist`) written by `judge`, and a log record per instance."
-    from checkeval.judges import JudgeRequest
     reqs = [JudgeRequest(messages=creation_messages(ins, min_questions, max_questions, prompt_source),
                          max_tokens=max_tokens, temperature=0.0,
                          meta={'method': 'rocketeval', 'stage': 'create',   # a dry run's reply: a checklist of max_questions questions
@@ -104,7 +104,6 @@ def grading_messages(instance:Mapping, response:str, question:str, prompt_source
 # %% ../../nbs/12_rocketeval.ipynb #634a7e6f
 def grading_request(messages:list[dict], logprobs:bool=True, top_logprobs:int|None=20, constrain:bool=True):
     "A one-token yes/no `JudgeRequest` for `messages`."
-    from checkeval.judges import Constraint, JudgeRequest
     return JudgeRequest(messages=messages, max_tokens=1, temperature=0.0, logprobs=logprobs,
                         top_logprobs=top_logprobs if logprobs else None,
                         constraint=Constraint(choices=list(YES_NO)) if constrain else None)
@@ -238,7 +237,6 @@ def supervised_scores(features:Mapping[str, Mapping[str, Sequence[float|None]]],
 def generate_mt_bench_responses(questions:Sequence[Item], judge, n_systems:int=2, max_tokens:int=256,
                                 temperature:float=1.0, turns:Sequence[int]=(1, 2)) -> list[dict]:
     "Response records written by `judge` itself (`n_systems` samples per question; plumbing, not a result)."
-    from checkeval.judges import JudgeRequest
     sys_ids = [f'gen:{judge.name}:s{k}' for k in range(n_systems)]
     answers: dict[tuple, list[str]] = {(q.group_id, s): [] for q in questions for s in sys_ids}
     for t in sorted(turns):
@@ -299,6 +297,17 @@ def check_creator(judge, creator, o:RocketEvalOptions):
     if getattr(judge, 'backend', None) in PLUMBING_BACKENDS or judge.name in PLUMBING_JUDGES: return
     raise ValueError(f"rocketeval: say who writes the checklists: creator=<judge name> (the paper: GPT-4o; creator={judge.name} "
                      f"lets the grader write its own) or checklists=<file>|fixed")
+
+# %% ../../nbs/12_rocketeval.ipynb #29e6abb1
+def check_grader(judge, o:RocketEvalOptions):
+    "`normalized=True` (P(yes) from the first token) needs a grader that returns log-probabilities: said before any checklist is written."
+    if o.normalized and not getattr(judge, 'supports_logprobs', True):
+        raise ValueError(f'judge {judge.name!r} returns no log-probabilities; use normalized=False (the decoded yes/no)')
+
+def check_rocketeval(judge, creator=None, **options):
+    "The runner's check of a request (`register_method(check=...)`): who writes the checklists, and a grader that can give P(yes)."
+    o = RocketEvalOptions(**options)
+    check_creator(judge, creator, o); check_grader(judge, o)
 
 # %% ../../nbs/12_rocketeval.ipynb #9006d645
 def creator_record(creator, judge) -> dict:
@@ -414,11 +423,11 @@ def rocketeval_judgments(resp_items:Sequence[Item], checklists:Mapping[str, Chec
 # %% ../../nbs/12_rocketeval.ipynb #83b2e80d
 OVERALL = Dimension(name='overall', definition='overall quality of the response', scale=(1, 10))
 
-@register_method('rocketeval', options=RocketEvalOptions, judges=('creator',), check=lambda judge, creator=None, **o: check_creator(judge, creator, RocketEvalOptions(**o)))
+@register_method('rocketeval', options=RocketEvalOptions, judges=('creator',), check=check_rocketeval)
 def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], creator=None, **options) -> MethodResult:
     "RocketEval on `items` with `judge` grading and `creator` (a Judge, or None) writing the checklists; options as in `RocketEvalOptions`."
     o = RocketEvalOptions(**validate_options('rocketeval', options))
-    check_creator(judge, creator, o)
+    check_creator(judge, creator, o); check_grader(judge, o)
     variant = variant_name({**options, **({'creator': creator.name} if creator is not None else {})})
     dim = dimensions[0] if dimensions else OVERALL
     if len(dimensions) > 1: warnings.warn(f'RocketEval gives one overall score; it is recorded under {dim.name!r}')

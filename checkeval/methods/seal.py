@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..prompts import render
+from ..settings import package_dir
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
 from .seal_requests import Planned, plan_split, plan_facts, plan_verify, plan_rate, plan_one
 
@@ -71,8 +72,7 @@ class SealDimension(BaseModel):
 # %% ../../nbs/13_seal.ipynb #1ae9d375
 def default_config_path() -> Path:
     "The instantiations shipped with the package."
-    import checkeval
-    return Path(checkeval.__file__).parent/'resources'/'seal'/'instantiations.yaml'
+    return package_dir()/'resources'/'seal'/'instantiations.yaml'
 
 # %% ../../nbs/13_seal.ipynb #f8a5faa8
 @lru_cache(maxsize=8)

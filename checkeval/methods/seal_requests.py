@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from ..prompts import render
 from .seal_parse import FACT_KEYS
 from ..core import Dimension, Item
+from ..judges.types import JudgeRequest, Constraint
 
 SealConfig = BaseModel   # a `checkeval.methods.seal.SealDimension` (defined there: seal imports this module, so it cannot be imported here)
 
@@ -64,7 +65,6 @@ class Planned(BaseModel):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def request(self, judge=None, json_schema:bool=True, temperature:float=0.0, seed:int|None=None):
-        from checkeval.judges import JudgeRequest, Constraint
         c = None
         if self.choices:
             return JudgeRequest(messages=render(f'seal/{self.template}', **self.vars), max_tokens=1, temperature=temperature, seed=seed,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 import pandas as pd
 from ..core import Answer
+from .seal import split_sentences
 
 # %% auto #0
 __all__ = ['STAGE_NAMES', 'COST_VALUES', 'STAT_SYMBOLS', 'RUN_KEYS', 'SEAL_BASELINES_NOT_RUN', 'requests_from_answers',
@@ -105,7 +106,6 @@ def holistic_share(judgments:pd.DataFrame) -> pd.DataFrame:
 # %% ../../nbs/13b_seal_tables.ipynb #faddd5c4
 def sentence_threshold_share(items, thresholds:Sequence[int]=(2, 3, 4, 5)) -> pd.DataFrame:
     "Share of outputs with fewer than n sentences (pysbd), per n: the outputs a sentence dimension judges holistically at n."
-    from checkeval.methods.seal import split_sentences
     counts = pd.Series([len(split_sentences(it.output)) for it in items])
     return pd.DataFrame([{'n': int(n), 'outputs': len(counts), 'below_threshold': int((counts < n).sum()),
                           'share': float((counts < n).mean()) if len(counts) else float('nan')} for n in thresholds])
