@@ -7,13 +7,13 @@ Docs: https://checkeval.github.io/checkeval/gridrun.html.md"""
 # %% ../nbs/31d_gridrun.ipynb #3daaa09e
 from __future__ import annotations
 from .settings import checkout_root, jobs as settings_jobs
-import json, os, shutil, sys, tempfile, threading, time
+import importlib, json, os, shutil, sys, tempfile, threading, time
 import nbformat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 from .grid import GridPoint, load_grid, missing_method
-from .gridstate import _slug, judge_entry, point_inputs, point_run_dirs, point_status, write_stamp
+from .gridstate import _slug, judge_entry, method_module, point_inputs, point_run_dirs, point_status, write_stamp
 from tqdm.auto import tqdm
 from .settings import ENV_PROGRESS, runs_dir
 from .judges import DryRunJudge, get_judge
@@ -78,7 +78,8 @@ def scale_dry_run(judges:Sequence[ScaledDryRun], n_items:int, sampled:int) -> di
 # %% ../nbs/31d_gridrun.ipynb #533bbd4d
 def dry_run_counts(method:str) -> str:
     "How exact a full-benchmark request count is for `method`, as its module declares in `DRY_RUN_COUNTS`."
-    mod = sys.modules.get(getattr(method_spec(method).fn, '__module__', ''))
+    name = method_module(method)   # the library module, also when a method notebook re-registered the name from __main__
+    mod = importlib.import_module(name) if name and name.startswith('checkeval.') else sys.modules.get(name or '')
     d = getattr(mod, 'DRY_RUN_COUNTS', None)
     return str(d['requests']) if isinstance(d, dict) and d.get('requests') else 'not declared by the method (every request scaled per item)'
 
