@@ -1,5 +1,5 @@
 "Notebook hygiene: papermill's parameters tag survives nbdev-clean; committed notebooks carry no outputs."
-import copy, json
+import copy, json, re
 from pathlib import Path
 import pytest
 from nbdev.clean import clean_nb
@@ -69,3 +69,18 @@ def test_plain_papermill_command_runs_an_experiment(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     assert 'No language found' not in r.stderr
     assert list((tmp_path / 'runs' / 'legal_sts' / 'bleu' / 'none').glob('*/judgments.jsonl'))
+
+
+LIB_NBS = sorted((ROOT/'nbs').glob('*.ipynb'))
+
+@pytest.mark.parametrize('path', LIB_NBS, ids=lambda p: p.name)
+def test_example_cells_do_not_mix_imports_and_code(path):
+    "nbdev's doc processing runs every cell that holds an import: an example cell that imports breaks the docs page."
+    bad = []
+    for i, c in enumerate(json.loads(path.read_text())['cells']):
+        src = ''.join(c['source'])
+        if c['cell_type'] != 'code' or src.startswith(('#| export', '#|export', '#| hide')): continue
+        lines = [l for l in src.split('\n') if l.strip() and not l.strip().startswith('#')]
+        imports = [l for l in lines if re.match(r'\s*(import |from \S+ import )', l)]
+        if imports and len(imports) < len(lines): bad.append((i, imports))
+    assert not bad, f'move these imports to the notebook\'s `#| hide` import cell: {bad}'
