@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/prompts.html.md"""
 
 # %% ../nbs/02_prompts.ipynb #838cecb9
 from __future__ import annotations
-import os, re
+import copy, os, re
 from functools import lru_cache
 from pathlib import Path
 import yaml
@@ -59,9 +59,17 @@ def find_template(name:str) -> Path:
         if p.exists(): return p
     raise DataError(f'no template {name!r}; looked in ' + ', '.join(str(d) for d in prompt_dirs()))
 
+@lru_cache(maxsize=1024)
+def _parsed_template(path:str, mtime_ns:int, size:int) -> PromptTemplate:
+    "A template file read and compiled once per version of the file (its path, modification time and size)."
+    return PromptTemplate.from_file(path)
+
 def load_template(name:str) -> PromptTemplate:
-    "Load template `name`, e.g. `load_template('checkeval/evaluate')`."
-    return PromptTemplate.from_file(find_template(name))
+    "Load template `name`, e.g. `load_template('checkeval/evaluate')` (compiled once per version of its file: a method renders it per item)."
+    p = find_template(name); st = p.stat()
+    t = copy.copy(_parsed_template(str(p), st.st_mtime_ns, st.st_size))
+    t.meta = copy.deepcopy(t.meta)
+    return t
 
 def list_templates() -> list[str]:
     "Names of every template available."
