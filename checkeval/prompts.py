@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from jinja2 import Environment, StrictUndefined, TemplateError
 from .core import DataError
-from .settings import prompt_dirs
+from .settings import ENV_PROMPTS, env, prompt_dirs
 
 # %% auto #0
 __all__ = ['PromptTemplate', 'find_template', 'load_template', 'list_templates', 'render', 'fence', 'numbered']
@@ -52,9 +52,12 @@ class PromptTemplate:
     def __repr__(self): return f'PromptTemplate({self.name!r}, path={str(self.path)!r})'
 
 # %% ../nbs/02_prompts.ipynb #e9ec3596
+@lru_cache(maxsize=64)
+def _dirs(override:str|None, cwd:str) -> tuple[Path, ...]: return tuple(prompt_dirs())
+
 def find_template(name:str) -> Path:
     "Path of template `name` ('method/template', no extension) in the first directory that has it."
-    for d in prompt_dirs():
+    for d in _dirs(env(ENV_PROMPTS), os.getcwd()):     # the folders found once per override and working directory
         p = d/f'{name}.yaml'
         if p.exists(): return p
     raise DataError(f'no template {name!r}; looked in ' + ', '.join(str(d) for d in prompt_dirs()))
