@@ -340,15 +340,17 @@ def _sentences(t) -> list[str]: return [x.strip() for x in re.split(r'(?<=[.!?])
 @patch
 def recognise(self:PlantedResponder, text:str) -> tuple:
     "(item, dimension, its sentences) a prompt shows, remembered by a digest of the prompt: every judge of a grid sends the same prompts."
-    k = hashlib.blake2b(text.encode(), digest_size=16).digest()
+    k = hashlib.blake2b(text.encode(), digest_size=16).digest() if self.memo_size > 0 else None
     hit = self._memo.get(k)
     if hit is None:
         item = self.index.lookup(text)
         dim = self.index.dimension_of(item.benchmark, text, item) if item is not None else None
         sents = {'output': _sentences(item.output), 'source': _sentences(item.source or item.context),
                  'reference': _sentences(item.reference)} if item is not None else None
-        if len(self._memo) >= self.memo_size: self._memo.clear()
-        hit = self._memo[k] = (item, dim, sents)
+        hit = (item, dim, sents)
+        if self.memo_size > 0:
+            if len(self._memo) >= self.memo_size: self._memo.clear()
+            self._memo[k] = hit
     return hit
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #e6a630a0
@@ -451,10 +453,10 @@ def planted_judges(spec:dict) -> dict[str, PlantedJudge]:
     return {m: PlantedJudge(m, str(v.get('group') or m), float(v.get('noise') or GROUP_NOISE.get(v.get('group'), 1.0)),
                             float(v.get('shared', 0.5))) for m, v in spec.items()}
 
-def rehearsal_server(benchmarks:Sequence[str], judges:dict, port:int=0, items:dict|None=None, **kw) -> ChatServer:
-    "A `ChatServer` (not started) whose every reply comes from the rehearsal judges `judges` ({model: spec})."
+def rehearsal_server(benchmarks:Sequence[str], judges:dict, port:int=0, items:dict|None=None, memo_size:int=200_000, **kw) -> ChatServer:
+    "A `ChatServer` (not started) whose every reply comes from the rehearsal judges `judges` ({model: spec}); `memo_size` 0: no prompt memo."
     index = ItemIndex(items) if items is not None else ItemIndex.from_benchmarks(benchmarks)
-    return ChatServer(port=port, responder=PlantedResponder(index, planted_judges(judges)), **kw)
+    return ChatServer(port=port, responder=PlantedResponder(index, planted_judges(judges), memo_size=memo_size), **kw)
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #2a45910b
 def main(argv=None):
@@ -462,9 +464,11 @@ def main(argv=None):
     p.add_argument('--port', type=int, default=8012); p.add_argument('--host', default='127.0.0.1')
     p.add_argument('--benchmarks', required=True, help='comma-separated benchmarks whose items the judges recognise')
     p.add_argument('--judges', required=True, help='JSON file {model: {"group": ..., "noise": ..., "shared": ...}}')
+    p.add_argument('--memo-size', type=int, default=200_000, help='prompts whose item is remembered (0: look every prompt up; for benchmarks)')
     a = p.parse_args(argv)
     from pathlib import Path
-    s = rehearsal_server([b for b in a.benchmarks.split(',') if b], json.loads(Path(a.judges).read_text()), port=a.port, host=a.host)
+    s = rehearsal_server([b for b in a.benchmarks.split(',') if b], json.loads(Path(a.judges).read_text()), port=a.port, host=a.host,
+                         memo_size=a.memo_size)
     print(f'listening on {s.url}', flush=True)
     s.serve_forever()
 
