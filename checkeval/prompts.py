@@ -6,13 +6,13 @@ Docs: https://checkeval.github.io/checkeval/prompts.html.md"""
 
 # %% ../nbs/02_prompts.ipynb #838cecb9
 from __future__ import annotations
-import os, re
+import copy, os, re
 from functools import lru_cache
 from pathlib import Path
 import yaml
 from jinja2 import Environment, StrictUndefined, TemplateError
 from .core import DataError
-from .settings import prompt_dirs
+from .settings import ENV_PROMPTS, env, prompt_dirs
 
 # %% auto #0
 __all__ = ['PromptTemplate', 'find_template', 'load_template', 'list_templates', 'render', 'fence', 'numbered']
@@ -52,16 +52,27 @@ class PromptTemplate:
     def __repr__(self): return f'PromptTemplate({self.name!r}, path={str(self.path)!r})'
 
 # %% ../nbs/02_prompts.ipynb #e9ec3596
+@lru_cache(maxsize=64)
+def _dirs(override:str|None, cwd:str) -> tuple[Path, ...]: return tuple(prompt_dirs())
+
 def find_template(name:str) -> Path:
     "Path of template `name` ('method/template', no extension) in the first directory that has it."
-    for d in prompt_dirs():
+    for d in _dirs(env(ENV_PROMPTS), os.getcwd()):     # the folders found once per override and working directory
         p = d/f'{name}.yaml'
         if p.exists(): return p
     raise DataError(f'no template {name!r}; looked in ' + ', '.join(str(d) for d in prompt_dirs()))
 
+@lru_cache(maxsize=1024)
+def _parsed_template(path:str, mtime_ns:int, size:int) -> PromptTemplate:
+    "A template file read and compiled once per version of the file (its path, modification time and size)."
+    return PromptTemplate.from_file(path)
+
 def load_template(name:str) -> PromptTemplate:
-    "Load template `name`, e.g. `load_template('checkeval/evaluate')`."
-    return PromptTemplate.from_file(find_template(name))
+    "Load template `name`, e.g. `load_template('checkeval/evaluate')` (compiled once per version of its file: a method renders it per item)."
+    p = find_template(name); st = p.stat()
+    t = copy.copy(_parsed_template(str(p), st.st_mtime_ns, st.st_size))
+    t.meta = copy.deepcopy(t.meta)
+    return t
 
 def list_templates() -> list[str]:
     "Names of every template available."

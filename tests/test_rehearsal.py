@@ -42,3 +42,16 @@ def test_judge_groups_read_the_judges_file_from_the_library(tmp_path):
     from checkeval.analyses import judge_groups
     p = tmp_path/'judges.yaml'; p.write_text(yaml.safe_dump({'judges': {'a': {'group': 'large'}, 'b': {'group': 'small'}}}))
     assert judge_groups(['a', 'b'], config=p) == {'all': ['a', 'b'], 'large': ['a'], 'small': ['b']}
+
+def test_request_keys_of_rendered_prompts_are_unchanged():
+    "The template cache and the rehearsal speed-ups change no request: a judge cache of real runs stays valid (key pinned from before them)."
+    from checkeval.prompts import render
+    from checkeval.judges.types import JudgeRequest, Constraint, request_key
+    def key():
+        msgs = render('geval/evaluate', task='a summary of a news article', target='summary', dimension='coherence',
+                      inputs=[{'label': 'Article', 'text': 'The cat sat on the mat.', 'tag': 'article'},
+                              {'label': 'Summary', 'text': 'A cat sat.', 'tag': 'summary'}],
+                      definition='the summary is well organised', lo=1, hi=5)
+        return request_key(JudgeRequest(model='meta-llama/Llama-3.1-70B-Instruct', messages=msgs, max_tokens=8, temperature=0.0,
+                                        logprobs=True, top_logprobs=5, constraint=Constraint(choices=['1', '2', '3', '4', '5'])))
+    assert key() == key() == 'b765b23f65c20aa5c525c5a49ee2d0ce9b55eb0c87d32585faf7f16948abea84'

@@ -307,10 +307,10 @@ def _tokens(text:str, choices:dict|None=None, k:int=1) -> list[dict]:
 # %% ../../nbs/05b_testing_rehearsal.ipynb #1cc433d4
 class PlantedResponder:
     "Answers chat requests as simulated judges (one per model name) from the planted signal; a `ChatServer` `responder`."
-    def __init__(self, index:ItemIndex, judges:dict|None=None, default:PlantedJudge|None=None):
+    def __init__(self, index:ItemIndex, judges:dict|None=None, default:PlantedJudge|None=None, memo_size:int=200_000):
         self.index, self.judges = index, dict(judges or {})
         self.default = default or PlantedJudge('default')
-        self.counts = Counter()
+        self.counts, self.memo_size, self._memo = Counter(), memo_size, {}
 
     def judge(self, model:str) -> PlantedJudge:
         "The simulated judge answering under `model` (an unknown name gets the default noise, a group of its own)."
@@ -323,20 +323,35 @@ class PlantedResponder:
         msgs = body.get('messages') or []
         text = '\n'.join(str(m.get('content', '')) for m in msgs)
         last = str(msgs[-1].get('content', '')) if msgs else ''
-        item = self.index.lookup(text)
-        dim = self.index.dimension_of(item.benchmark, text, item) if item is not None else None
+        item, dim, sents = self.recognise(text)
         h = self.index.human(item, dim) if item is not None else None
         key = f'{item.benchmark}/{item.item_id}/{dim}' if item is not None else hashlib.sha256(text.encode()).hexdigest()[:16]
         z = planted_latent(j, item.benchmark, item.item_id, dim, h) if h is not None else j.noise*seeded_normal('free', j.model, key)
         tail = last[-1500:]
         size = re.search(r'has (\d+) entr', tail)
-        split = lambda t: [x.strip() for x in re.split(r'(?<=[.!?])\s+', t or '') if x.strip()]
-        sents = {'output': split(item.output), 'source': split(item.source or item.context), 'reference': split(item.reference)} if item is not None else None
         ctx = ReplyContext(yes=lambda q: yes_probability(z, q, j, key) > 0.5, rate=lambda lo, hi: _argmax(rating_distribution(z, lo, hi)),
                            questions=prompt_questions(last), size=int(size.group(1)) if size else None, sentences=sents)
         return j, item, dim, z, key, ctx, text, tail
 
 def _argmax(d:dict): return max(d, key=d.get)
+
+def _sentences(t) -> list[str]: return [x.strip() for x in re.split(r'(?<=[.!?])\s+', t or '') if x.strip()]
+
+@patch
+def recognise(self:PlantedResponder, text:str) -> tuple:
+    "(item, dimension, its sentences) a prompt shows, remembered by a digest of the prompt: every judge of a grid sends the same prompts."
+    k = hashlib.blake2b(text.encode(), digest_size=16).digest() if self.memo_size > 0 else None
+    hit = self._memo.get(k)
+    if hit is None:
+        item = self.index.lookup(text)
+        dim = self.index.dimension_of(item.benchmark, text, item) if item is not None else None
+        sents = {'output': _sentences(item.output), 'source': _sentences(item.source or item.context),
+                 'reference': _sentences(item.reference)} if item is not None else None
+        hit = (item, dim, sents)
+        if self.memo_size > 0:
+            if len(self._memo) >= self.memo_size: self._memo.clear()
+            self._memo[k] = hit
+    return hit
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #e6a630a0
 from .server import _choices_of
@@ -438,10 +453,10 @@ def planted_judges(spec:dict) -> dict[str, PlantedJudge]:
     return {m: PlantedJudge(m, str(v.get('group') or m), float(v.get('noise') or GROUP_NOISE.get(v.get('group'), 1.0)),
                             float(v.get('shared', 0.5))) for m, v in spec.items()}
 
-def rehearsal_server(benchmarks:Sequence[str], judges:dict, port:int=0, items:dict|None=None, **kw) -> ChatServer:
-    "A `ChatServer` (not started) whose every reply comes from the rehearsal judges `judges` ({model: spec})."
+def rehearsal_server(benchmarks:Sequence[str], judges:dict, port:int=0, items:dict|None=None, memo_size:int=200_000, **kw) -> ChatServer:
+    "A `ChatServer` (not started) whose every reply comes from the rehearsal judges `judges` ({model: spec}); `memo_size` 0: no prompt memo."
     index = ItemIndex(items) if items is not None else ItemIndex.from_benchmarks(benchmarks)
-    return ChatServer(port=port, responder=PlantedResponder(index, planted_judges(judges)), **kw)
+    return ChatServer(port=port, responder=PlantedResponder(index, planted_judges(judges), memo_size=memo_size), **kw)
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #2a45910b
 def main(argv=None):
@@ -449,9 +464,11 @@ def main(argv=None):
     p.add_argument('--port', type=int, default=8012); p.add_argument('--host', default='127.0.0.1')
     p.add_argument('--benchmarks', required=True, help='comma-separated benchmarks whose items the judges recognise')
     p.add_argument('--judges', required=True, help='JSON file {model: {"group": ..., "noise": ..., "shared": ...}}')
+    p.add_argument('--memo-size', type=int, default=200_000, help='prompts whose item is remembered (0: look every prompt up; for benchmarks)')
     a = p.parse_args(argv)
     from pathlib import Path
-    s = rehearsal_server([b for b in a.benchmarks.split(',') if b], json.loads(Path(a.judges).read_text()), port=a.port, host=a.host)
+    s = rehearsal_server([b for b in a.benchmarks.split(',') if b], json.loads(Path(a.judges).read_text()), port=a.port, host=a.host,
+                         memo_size=a.memo_size)
     print(f'listening on {s.url}', flush=True)
     s.serve_forever()
 
