@@ -55,3 +55,27 @@ def test_request_keys_of_rendered_prompts_are_unchanged():
         return request_key(JudgeRequest(model='meta-llama/Llama-3.1-70B-Instruct', messages=msgs, max_tokens=8, temperature=0.0,
                                         logprobs=True, top_logprobs=5, constraint=Constraint(choices=['1', '2', '3', '4', '5'])))
     assert key() == key() == 'b765b23f65c20aa5c525c5a49ee2d0ce9b55eb0c87d32585faf7f16948abea84'
+
+def test_seal_engagingness_requests_are_answered_on_engagingness():
+    "SEAL's Topical-Chat engagingness prompt also names a sub-dimension 'Coherence with interest flow': the simulated judge must still answer on engagingness."
+    from checkeval.core import Dimension, Item
+    from checkeval.judges.engine import FunctionJudge
+    from checkeval.methods.seal import run_seal
+    from checkeval.testing.rehearsal import ItemIndex, PlantedResponder
+    dims = ['coherence', 'engagingness', 'groundedness', 'naturalness', 'overall', 'understandability']
+    words = 'river garden piano window orange silver marble candle forest bottle ladder pencil'.split()
+    items = [Item(benchmark='topical_chat', item_id=f'tc{i}', group_id=f'g{i}', system_id='s',
+                  source=f'A: did you know about the {words[i]} festival downtown?\nB: no, tell me more about it please',
+                  context=f'The {words[i]} festival is held every spring.',
+                  output=f'I went to the {words[i]} festival with my {words[i+6]} club and we loved every minute of it there.',
+                  scores={d: float((3*i + 2*k) % 5 + 1) for k, d in enumerate(dims)}) for i in range(6)]
+    r = PlantedResponder(ItemIndex({'topical_chat': items}))
+    seen = []
+    def fn(req):
+        seen.append(r.recognise('\n'.join(m['content'] for m in req.messages))[:2])
+        rf = {'type': 'json_schema', 'json_schema': {'schema': req.constraint.json_schema}} if req.constraint else None
+        return r.answer({'model': 'gpt-4o', 'messages': req.messages, 'response_format': rf})[0]
+    res = run_seal(items, FunctionJudge(fn, name='gpt-4o'), [Dimension(name='engagingness', definition='how much the response makes one want to go on talking')])
+    assert [it.item_id for it, _ in seen] == [it.item_id for it in items]
+    assert {d for _, d in seen} == {'engagingness'}, seen
+    assert all(j.meta['status'] == 'ok' for j in res.judgments)

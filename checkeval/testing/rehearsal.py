@@ -128,14 +128,16 @@ def lookup(self:ItemIndex, text:str):
 # %% ../../nbs/05b_testing_rehearsal.ipynb #bf9d37c8
 @patch
 def dimension_of(self:ItemIndex, benchmark:str, text:str, item=None) -> str|None:
-    "The benchmark's dimension the prompt names most often outside the evaluated texts (None: none named)."
+    "The benchmark's dimension the prompt names most often outside the evaluated texts (a tie: the one named first; None: none named)."
     t = str(text).lower()
     if item is not None:
         for part in (item.output, item.source, item.context): t = t.replace(str(part).lower(), ' ') if part else t
-    counts = {d: len(re.findall(r'\b' + re.escape(d.lower().replace('_', ' ')), t))
-                 + 5*len(re.findall(r'(?m)^[\s#*-]*' + re.escape(d.lower().replace('_', ' ')) + r'\b\s*[:(]', t)) for d in self.dims.get(benchmark, [])}
+    names = {d: re.escape(d.lower().replace('_', ' ')) for d in self.dims.get(benchmark, [])}
+    counts = {d: len(re.findall(r'\b' + n, t)) + 5*len(re.findall(r'(?m)^[\s#*-]*' + n + r'\b\s*[:(]', t)) for d, n in names.items()}
     best = max(counts.values(), default=0)
-    return None if best == 0 else next(d for d in self.dims[benchmark] if counts[d] == best)
+    if best == 0: return None
+    first = lambda d: re.search(r'\b' + names[d], t).start()    # "We evaluate the engagingness ... Q5. Coherence with interest flow"
+    return min((d for d in names if counts[d] == best), key=first)
 
 @patch
 def human(self:ItemIndex, item, dimension:str|None) -> float|None:
