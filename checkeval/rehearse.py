@@ -29,10 +29,10 @@ from .runs import evaluate, load_judgments
 from .testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 
 # %% auto #0
-__all__ = ['REHEARSAL_LABEL', 'CHECKED_LEVELS', 'rehearsal_config_path', 'load_rehearsal', 'rehearsal_points', 'rehearsal_judges',
-           'RehearsalServer', 'planted_spec', 'run_rehearsal_point', 'run_rehearsal_points', 'planted_interval',
-           'run_form', 'planted_checks', 'planted_agreement_checks', 'reported_agreement', 'index_items', 'item_status',
-           'run_correlations', 'reported_correlations', 'rehearse']
+__all__ = ['REHEARSAL_LABEL', 'CHECKED_LEVELS', 'PLANTED_DRAWS', 'rehearsal_config_path', 'load_rehearsal', 'rehearsal_points',
+           'rehearsal_judges', 'RehearsalServer', 'planted_spec', 'run_rehearsal_point', 'run_rehearsal_points',
+           'planted_interval', 'run_form', 'planted_checks', 'planted_agreement_checks', 'reported_agreement',
+           'index_items', 'item_status', 'run_correlations', 'reported_correlations', 'rehearse']
 
 # %% ../nbs/33_rehearse.ipynb #e64a53e9
 REHEARSAL_LABEL = 'rehearsal, simulated judges'
@@ -180,28 +180,36 @@ def _kendall_resamples(h, z, idx, chunk:int=128) -> np.ndarray:
         with np.errstate(invalid='ignore', divide='ignore'): out.append(num/np.sqrt((n0 - n1)*(n0 - n2)))
     return np.concatenate(out) if out else np.array([])
 
-def planted_interval(statistic:str, human, planted, groups=None, level:str='sample', n_boot:int=1000, seed:int=0) -> tuple[float, float, float]:
-    "(value, low, high): the planted correlation at `level` and its 95% bootstrap interval over items (sample/turn) or groups (system: models)."
-    h, z = np.asarray(human, float), np.asarray(planted, float)
-    if level == 'system':
-        df = pd.DataFrame({'g': groups, 'h': h, 'z': z}).groupby('g').mean()
-        h, z = df.h.values, df.z.values
-    v = _stat(statistic, h, z)
-    idx = np.random.default_rng(seed).integers(0, len(h), (n_boot, len(h)))
+def _boots(statistic:str, h, z, idx) -> np.ndarray:
+    "The statistic of every resample (rows of `idx`)."
     if statistic in ('pearson', 'spearman'):                     # every resample at once
         a, b = h[idx], z[idx]
         if statistic == 'spearman': a, b = _st.rankdata(a, axis=1), _st.rankdata(b, axis=1)
         a, b = a - a.mean(1, keepdims=True), b - b.mean(1, keepdims=True)
-        with np.errstate(invalid='ignore', divide='ignore'): boots = (a*b).sum(1)/np.sqrt((a*a).sum(1)*(b*b).sum(1))
-    elif len(h) <= 400: boots = _kendall_resamples(h, z, idx)    # every resample at once (a loop of scipy calls: 1 ms each)
-    else: boots = np.array([_stat(statistic, h[i], z[i]) for i in idx])
+        with np.errstate(invalid='ignore', divide='ignore'): return (a*b).sum(1)/np.sqrt((a*a).sum(1)*(b*b).sum(1))
+    if len(h) <= 400: return _kendall_resamples(h, z, idx)       # every resample at once (a loop of scipy calls: 1 ms each)
+    return np.array([_stat(statistic, h[i], z[i]) for i in idx])
+
+def planted_interval(statistic:str, human, planted, groups=None, level:str='sample', n_boot:int=1000, seed:int=0) -> tuple[float, float, float]:
+    "(value, low, high): the planted correlation at `level` and its 95% bootstrap interval over items (sample/turn) or groups (system: models); `planted` draws × items: over the draws too."
+    Z, vs, boots = np.atleast_2d(np.asarray(planted, float)), [], []
+    for d, z in enumerate(Z):                                    # a coarse form (yes/no answers): each draw of the answers' noise
+        h = np.asarray(human, float)
+        if level == 'system':
+            df = pd.DataFrame({'g': groups, 'h': h, 'z': z}).groupby('g').mean()
+            h, z = df.h.values, df.z.values
+        vs.append(_stat(statistic, h, z))
+        boots.append(_boots(statistic, h, z, np.random.default_rng(seed + d).integers(0, len(h), (max(1, n_boot//len(Z)), len(h)))))
+    v, boots = float(np.median(vs)), np.concatenate(boots)
     boots = boots[np.isfinite(boots)]
     if not len(boots): return v, float('nan'), float('nan')
     lo, hi = float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
     return v, min(lo, v), max(hi, v)          # small samples with ties: a percentile interval can miss its own estimate
 
+
 # %% ../nbs/33_rehearse.ipynb #de6d309d
 CHECKED_LEVELS = ('sample', 'turn', 'system')
+PLANTED_DRAWS = 8          # draws of the yes/no answers' noise a checklist form's interval covers
 
 def _runs_items(runs_root) -> pd.DataFrame:
     j = load_judgments(runs_root)
@@ -219,7 +227,8 @@ def run_form(sel:pd.DataFrame, benchmark:str, dimension:str) -> tuple[str, tuple
         return 'rating', (int(sc[0]), int(sc[1])) if sc else (int(s.min()), int(s.max())), None
     dens = [next((q for q in range(1, 61) if abs(v*q - round(v*q)) < 1e-6), 0) for v in s if 0 < v < 1]
     k = int(np.median(dens)) if dens and all(dens) else 1
-    if k > 1 and s.between(0, 1).all() and own is None: return 'checklist', None, k
+    binary = bool(np.isin(s, (0., 1.)).all())                     # one yes/no decision per item (SEAL holistic): a checklist of one
+    if (k > 1 or binary) and s.between(0, 1).all() and own is None: return 'checklist', None, k
     if inside and (own is not None or s.max() > 1): return 'rating_mean', (int(sc[0]), int(sc[1])), None
     return 'continuous', None, None
 
@@ -237,7 +246,8 @@ def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n
         by_id = lambda i: responder.index.by_id.get((b, i))
         systems = [by_id(i).system_id for i in ids if by_id(i) is not None and responder.index.human(by_id(i), dim) is not None]
         form, scale, k = run_form(sel, b, dim)
-        zf = form_scores(z, form, scale, k)
+        share = float(sel.drop_duplicates('item_id').score.mean()) if form == 'checklist' else None   # the questions' difficulty: the run's
+        zf = np.array([form_scores(z, form, scale, k, share, draw=n) for n in range(PLANTED_DRAWS)]) if form == 'checklist' else form_scores(z, form, scale, k)
         for r in g.itertuples():
             if len(h) < 3: continue
             v, lo, hi = planted_interval(r.statistic, h, zf, systems, r.level, n_boot=n_boot)

@@ -79,3 +79,16 @@ def test_seal_engagingness_requests_are_answered_on_engagingness():
     assert [it.item_id for it, _ in seen] == [it.item_id for it in items]
     assert {d for _, d in seen} == {'engagingness'}, seen
     assert all(j.meta['status'] == 'ok' for j in res.judgments)
+
+def test_one_yes_no_decision_per_item_is_a_checklist_of_one():
+    "SEAL without decomposition scores each summary 0 or 1: the planted truth must be a yes/no decision, not the continuous opinion."
+    import numpy as np, pandas as pd
+    from checkeval.rehearse import run_form, planted_interval
+    from checkeval.testing.rehearsal import form_scores
+    sel = pd.DataFrame({'score': [0., 1., 1., 0., 1.], 'meta': [{}]*5})
+    assert run_form(sel, 'summeval', 'coherence') == ('checklist', None, 1)
+    z = np.linspace(-2, 2, 60)
+    f = form_scores(z, 'checklist', k=1, share=0.3)
+    assert set(f) == {0., 1.} and abs(f.mean() - 0.3) < 0.05                   # demanding question: as few yes as the run gave
+    draws = np.array([form_scores(z, 'checklist', k=1, share=0.3, draw=d) for d in range(8)])
+    assert planted_interval('kendall', z, draws, n_boot=200)[1] <= planted_interval('kendall', z, draws[0], n_boot=200)[2]
