@@ -228,6 +228,9 @@ def run_form(sel:pd.DataFrame, benchmark:str, dimension:str) -> tuple[str, tuple
     dens = [next((q for q in range(1, 61) if abs(v*q - round(v*q)) < 1e-6), 0) for v in s if 0 < v < 1]
     k = int(np.median(dens)) if dens and all(dens) else 1
     binary = bool(np.isin(s, (0., 1.)).all())                     # one yes/no decision per item (SEAL holistic): a checklist of one
+    nq = sel['n_questions'].astype(float) if 'n_questions' in sel else None
+    if own is None and nq is not None and (nq > 0).all() and s.between(0, 1).all() and np.allclose(s*nq, (s*nq).round()) and nq.nunique() > 1:
+        return 'checklist', None, dict(zip(sel.item_id, nq.astype(int)))   # a share of its own answers (SEAL: one per unit): per item
     if (k > 1 or binary) and s.between(0, 1).all() and own is None: return 'checklist', None, k
     if inside and (own is not None or s.max() > 1): return 'rating_mean', (int(sc[0]), int(sc[1])), None
     return 'continuous', None, None
@@ -246,13 +249,15 @@ def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n
         by_id = lambda i: responder.index.by_id.get((b, i))
         systems = [by_id(i).system_id for i in ids if by_id(i) is not None and responder.index.human(by_id(i), dim) is not None]
         form, scale, k = run_form(sel, b, dim)
+        kept = [i for i in ids if by_id(i) is not None and responder.index.human(by_id(i), dim) is not None]
+        k = [k[i] for i in kept] if isinstance(k, dict) else k
         share = float(sel.drop_duplicates('item_id').score.mean()) if form == 'checklist' else None   # the questions' difficulty: the run's
         zf = np.array([form_scores(z, form, scale, k, share, draw=n) for n in range(PLANTED_DRAWS)]) if form == 'checklist' else form_scores(z, form, scale, k)
         for r in g.itertuples():
             if len(h) < 3: continue
             v, lo, hi = planted_interval(r.statistic, h, zf, systems, r.level, n_boot=n_boot)
             rows.append(dict(benchmark=b, method=m, variant=var, judge=j, dimension=d, level=r.level, statistic=r.statistic,
-                             form=form if form != 'checklist' else f'checklist of {k}', reported=r.value, planted=round(v, 4), low=round(lo, 4), high=round(hi, 4), n_reported=r.n, n_planted=len(h),
+                             form=form if form != 'checklist' else f'checklist of {k}' if np.ndim(k) == 0 else f'checklist of {min(k)}-{max(k)}', reported=r.value, planted=round(v, 4), low=round(lo, 4), high=round(hi, 4), n_reported=r.n, n_planted=len(h),
                              passed=bool(np.isfinite(r.value) and lo - 1e-9 <= r.value <= hi + 1e-9)))
     return pd.DataFrame(rows)
 
@@ -271,6 +276,7 @@ def planted_agreement_checks(agree:pd.DataFrame, runs_root, responder, judge_mod
         common = set.intersection(*(set(sel[sel.judge == j].item_id) for j in members))
         ids = sorted(common)
         form, scale, k = run_form(sel[sel.judge == members[0]], r.benchmark, r.dimension)
+        k = [k.get(i, 1) for i in ids] if isinstance(k, dict) else k
         M = np.array([form_scores(responder.planted_scores(r.benchmark, ids, r.dimension, judge_models[j])[1], form, scale, k) for j in members])
         if M.shape[1] < 3: continue
         a = lambda m: krippendorff.alpha(reliability_data=m, level_of_measurement='interval') if np.ptp(m) > 0 else np.nan

@@ -92,3 +92,12 @@ def test_one_yes_no_decision_per_item_is_a_checklist_of_one():
     assert set(f) == {0., 1.} and abs(f.mean() - 0.3) < 0.05                   # demanding question: as few yes as the run gave
     draws = np.array([form_scores(z, 'checklist', k=1, share=0.3, draw=d) for d in range(8)])
     assert planted_interval('kendall', z, draws, n_boot=200)[1] <= planted_interval('kendall', z, draws[0], n_boot=200)[2]
+
+def test_a_share_of_each_items_own_answers_is_planted_per_item():
+    "SEAL on sentence pairs: one decision per pair, 1 to 5 pairs per summary; the planted checklist has each item's own length."
+    import pandas as pd
+    from checkeval.rehearse import run_form
+    from checkeval.testing.rehearsal import form_scores
+    sel = pd.DataFrame({'item_id': ['a', 'b', 'c', 'd'], 'score': [0., 0.5, 1/3, 1.], 'n_questions': [1, 2, 3, 2], 'meta': [{}]*4})
+    assert run_form(sel, 'summeval', 'coherence') == ('checklist', None, {'a': 1, 'b': 2, 'c': 3, 'd': 2})
+    assert form_scores([-3., 0.1, 0.1, 3.], 'checklist', k=[1, 2, 3, 2]).tolist()[::3] == [0., 1.]

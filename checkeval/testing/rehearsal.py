@@ -437,16 +437,18 @@ def planted_scores(self:PlantedResponder, benchmark:str, item_ids:Sequence[str],
     return np.asarray(hs, dtype=float), np.asarray(zs, dtype=float)
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #7f3e73a9
-def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|None=None, share:float|None=None, draw:int=0) -> np.ndarray:
+def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|Sequence[int]|None=None, share:float|None=None, draw:int=0) -> np.ndarray:
     "Planted scores `z` as a method of `form` can report them; a checklist's thresholds moved together so its mean yes-share is `share` (when given); `draw` > 0: another draw of the answers' noise."
     z = np.asarray(z, dtype=float)
     if form == 'rating' and scale: return np.array([_argmax(rating_distribution(v, int(scale[0]), int(scale[1]))) for v in z], dtype=float)
     if form == 'rating_mean' and scale:
         return np.array([sum(k*p for k, p in rating_distribution(v, int(scale[0]), int(scale[1])).items()) for v in z], dtype=float)
-    if form == 'checklist' and k:
-        t = np.array([0.9*_ND.inv_cdf((i + 0.5)/k) for i in range(int(k))])
-        eps = 0.3*np.array([[seeded_normal('form', *([draw] if draw else []), i, q) for q in range(int(k))] for i in range(len(z))]).reshape(len(z), int(k))
-        f = lambda c: ((z[:, None] + eps) > t[None, :] + c).mean(axis=1)
+    if form == 'checklist' and k is not None and np.all(np.asarray(k) > 0):
+        ks = np.broadcast_to(np.asarray(k, dtype=int), z.shape)        # one K for all items, or each item's own
+        K, key = int(ks.max(initial=1)), ([draw] if draw else [])
+        t = np.array([[0.9*_ND.inv_cdf((q + 0.5)/n) if q < n else np.inf for q in range(K)] for n in ks]).reshape(len(z), K)
+        eps = 0.3*np.array([[seeded_normal('form', *key, i, q) if q < n else 0. for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
+        f = lambda c: ((z[:, None] + eps) > t + c).sum(axis=1)/ks
         if share is None or not 0 < share < 1: return f(0.)
         lo, hi = -10., 10.                                # the share falls as the thresholds rise: bisection
         for _ in range(50): lo, hi = ((lo + hi)/2, hi) if f((lo + hi)/2).mean() > share else (lo, (lo + hi)/2)
