@@ -32,7 +32,7 @@ from .testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 __all__ = ['REHEARSAL_LABEL', 'CHECKED_LEVELS', 'PLANTED_DRAWS', 'rehearsal_config_path', 'load_rehearsal', 'rehearsal_points',
            'rehearsal_judges', 'RehearsalServer', 'planted_spec', 'run_rehearsal_point', 'run_rehearsal_points',
            'planted_interval', 'run_form', 'planted_checks', 'planted_agreement_checks', 'reported_agreement',
-           'index_items', 'item_status', 'run_correlations', 'reported_correlations', 'rehearse']
+           'index_items', 'needs_judges', 'item_status', 'run_correlations', 'reported_correlations', 'rehearse']
 
 # %% ../nbs/33_rehearse.ipynb #e64a53e9
 REHEARSAL_LABEL = 'rehearsal, simulated judges'
@@ -319,6 +319,10 @@ def _has_values(p:Path) -> bool:
     if num.shape[1]: return bool(np.isfinite(num.to_numpy(dtype=float)).any())
     return bool(len(df)) and bool(df.notna().to_numpy().any())          # a table of text (question lists): its rows
 
+def needs_judges(status:str) -> bool:
+    "Whether an INDEX status is that of an item a judge builds (everything but recorded data and what cannot be reproduced)."
+    return not status.startswith(('not reproducible', 'reproduced from recorded data'))
+
 def item_status(it:dict, figures) -> tuple[bool, str]:
     "(built, why not) of one INDEX item in the rehearsal's figures folder."
     figures = Path(figures)
@@ -413,7 +417,7 @@ def _summarise(out:Path, points, results, paper_res, checks:pd.DataFrame, reques
             if not it['files']: continue
             ok, why = item_status(it, out/'figures')
             if ok: built.append(f"{it['paper']} {it['item']}")
-            elif 'waits for judges' in it['status']:
+            elif needs_judges(it['status']):
                 waiting.append(dict(paper=it['paper'], item=it['item'], reason=f"paper notebook failed: {broken[it['paper']]}" if it['paper'] in broken else why))
     if len(checks):
         checks.to_csv(out/'planted_checks.csv', index=False)
