@@ -56,6 +56,7 @@ def _leading_verdict(seg:str):
         return (None, 'ambiguous')
     return (val, 'ok')
 
+# %% ../../nbs/10_checkeval.ipynb #3b37593b
 def _segment_verdict(seg:str):
     "(value, reason) for one answer segment."
     if seg is None or not seg.strip(): return (None, 'no yes/no')
@@ -153,6 +154,7 @@ def parse_answers_detailed(text:str|None, n_questions:int) -> list[tuple[bool|No
     "One `(value, reason)` per question: value True/False with reason 'ok', or None with why it could not be read."
     return parse_reply(text, n_questions)['answers']
 
+# %% ../../nbs/10_checkeval.ipynb #88787839
 def parse_answers(text:str|None, n_questions:int) -> list[bool|None]:
     "Yes/no per question (True/False), None where the answer is missing, duplicated with a conflict, or ambiguous."
     return [v for v,_ in parse_answers_detailed(text, n_questions)]
@@ -171,6 +173,7 @@ def item_inputs(item:Item, benchmark:str|None=None) -> list[dict]:
         if text.strip() or field == 'output': res.append({'label': label, 'text': text, 'tag': tag})
     return res
 
+# %% ../../nbs/10_checkeval.ipynb #2e4a02c4
 def question_groups(cl:Checklist, granularity:str='sub_dimension') -> list[tuple[str|None, list[Question]]]:
     "How the questions of `cl` are split into prompts."
     qs = active_questions(cl)
@@ -199,6 +202,7 @@ def load_upstream_evaluation_template(benchmark:str, path=None) -> str:
                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)): return node.value.value
     raise DataError(f'no string constant {name} in the file', p, field='upstream_file')
 
+# %% ../../nbs/10_checkeval.ipynb #52ba1fab
 _UPSTREAM_SLOTS = re.compile(r'<(aspect|dimension|definition|source|document|summary|response|fact|questions)>')
 
 def upstream_evaluation_messages(template:str, item:Item, dimension:str, definition:str, questions:Sequence[str]) -> list[dict]:
@@ -248,6 +252,7 @@ def answers_from_responses(keyed:Sequence[tuple[dict, Any]], responses, judge_na
                                          'parse_mode': parsed['mode']}))
     return res
 
+# %% ../../nbs/10_checkeval.ipynb #070774ff
 def failure_summary(answers:Sequence[Answer]) -> dict:
     "Parse-failure rate per (judge, dimension), with the reasons."
     out = {}
@@ -333,6 +338,7 @@ def filter_source(benchmark:str, names:Sequence[str]) -> tuple[str, list[str]]:
     src = CHECKLIST_FROM.get(benchmark, benchmark)
     return (src, list(PAPER_SIZES.get(src) or names)) if src != benchmark else (benchmark, list(names))
 
+# %% ../../nbs/10_checkeval.ipynb #3548fa78
 def shared_checklists(benchmark:str, names:Sequence[str], builder, o:CheckEvalOptions) -> tuple[dict, dict, dict]:
     "({dimension: Checklist}, skipped, provenance): built/filtered once by `builder` and kept as YAML, or read back from there."
     source, skipped = _source_checklists(benchmark, names, o)
@@ -426,6 +432,7 @@ def export_questionnaire(items:Sequence[Item], checklists:dict[str, Checklist]|S
                                 'answer': '', 'comment': ''})
     return path
 
+# %% ../../nbs/10_checkeval.ipynb #64aa14d7
 _HUMAN_YES, _HUMAN_NO = {'y', 'yes', '1', 'true', 't'}, {'n', 'no', '0', 'false', 'f'}
 
 def _human_value(cell) -> tuple[bool|None, str]:
@@ -473,6 +480,7 @@ def failed_questions(answers:Sequence[Answer]):
     if len(df): df['score'] = [y/n if n else None for y, n in zip(df.n_yes, df.n_answered)]
     return df
 
+# %% ../../nbs/10_checkeval.ipynb #bf0db2ed
 def question_stats(answers:Sequence[Answer], items:Sequence[Item], score_key:str|None=None):
     "Per (judge, dimension, question): n answered, yes-rate, top-minus-bottom-tertile yes-rate gap, point-biserial r and p."
     import numpy as np, pandas as pd
