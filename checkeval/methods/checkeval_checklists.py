@@ -89,6 +89,7 @@ def checklist_to_dict(cl:Checklist) -> dict:
     if cl.meta: d['meta'] = cl.meta
     return d
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #884db2a0
 def load_checklist(path) -> Checklist:
     "Read a checklist YAML file."
     path = Path(path)
@@ -97,6 +98,7 @@ def load_checklist(path) -> Checklist:
     except yaml.YAMLError as e: raise DataError(f'invalid YAML: {e}', path) from None
     return checklist_from_dict(d, path)
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #1938f517
 def save_checklist(cl:Checklist, path) -> Path:
     "Write `cl` as YAML (atomically)."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -105,6 +107,7 @@ def save_checklist(cl:Checklist, path) -> Path:
     tmp.replace(path)
     return path
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #84290026
 def active_questions(cl:Checklist) -> list[Question]:
     "The questions that are asked: everything except those the filter removed."
     return [q for q in cl.questions if q.stage != 'removed']
@@ -115,6 +118,7 @@ def project_checklist_dir() -> Path|None:
     root = repo_root()
     return root/'configs'/'checklists' if root is not None else None
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #6dd07b00
 def project_checklist_path(benchmark:str, dimension:str) -> Path:
     d = project_checklist_dir()
     if d is None: raise DataError('configs/checklists is only available inside the repository; pass a path instead')
@@ -198,6 +202,7 @@ def select_stages(cl:Checklist, stage='all') -> Checklist:
     qs = [q for q in active_questions(cl) if st is None or q.stage in st or set(q.meta.get('stages', [])) & set(st)]
     return cl.model_copy(update={'questions': qs, 'meta': {**cl.meta, 'stage_selection': stage}})
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #7a7b358d
 CHECKLIST_FROM = {'qags_cnndm': 'summeval', 'qags_xsum': 'summeval'}   # QAGS is answered with SummEval's consistency checklist, as in the paper
 
 def get_checklist(benchmark:str, dimension:str, checklist:str='upstream', stage='all') -> Checklist:
@@ -261,6 +266,7 @@ def _question_problem(q:str) -> str|None:
     if len(words) > 60: return 'too long'
     return None
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #aacab26e
 def parse_question_list(text:str|None, sub_dimensions:Sequence[str]) -> tuple[dict[str, list[str]], list[dict]]:
     "Questions per sub-dimension from a generated list (JSON or headed lines), and the failures met on the way."
     subs = list(sub_dimensions)
@@ -355,6 +361,7 @@ def filter_schema(cl:Checklist) -> dict:
     kept = lambda qs: {'type': 'array', 'maxItems': len(qs)} | ({'items': {'type': 'string', 'enum': qs}} if qs else {})
     return {'type': 'object', 'additionalProperties': False, 'required': list(pool), 'properties': {k: kept(v) for k, v in pool.items()}}
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #fd1c64e0
 def filter_requests(cl:Checklist, benchmark_description:str='', other_dimensions:Sequence[str]=(), max_tokens:int=2048,
                     temperature:float=0.0, seed:int|None=None, template:str='checkeval/filter', json_schema:bool=False):
     "The filter request for checklist `cl` (one per dimension); `json_schema`: the reply held to `filter_schema` (backends that enforce one)."
@@ -382,6 +389,7 @@ def apply_filter(cl:Checklist, response) -> tuple[Checklist, dict]:
     return out, {'status': status, 'raw': text, 'failures': fails, 'kept': [q.id for q in active_questions(out)], 'removed': removed,
                  'cache_key': getattr(response, 'cache_key', None)}
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #cb482ffd
 def filter_checklist(cl:Checklist, judge, benchmark:str|None=None, other_dimensions:Sequence[str]=(), **kw) -> tuple[Checklist, dict]:
     "Run the LLM filter on one checklist (e.g. the upstream union) with `judge`."
     kw.setdefault('json_schema', bool(getattr(judge, 'supports_json_schema', False)))
@@ -401,6 +409,7 @@ def filter_one_requests(cl:Checklist, benchmark_description:str='', other_dimens
         out.append(r.model_copy(update={'constraint': Constraint(choices=['yes', 'no']), 'logprobs': True, 'top_logprobs': 5}))
     return out
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #bb1e7a24
 def apply_filter_one(cl:Checklist, responses) -> tuple[Checklist, dict]:
     "Mark the questions answered 'no' as `removed`; any reply other than yes/no fails the filter (nothing removed)."
     active, fails, drop = active_questions(cl), [], set()
@@ -417,22 +426,18 @@ def apply_filter_one(cl:Checklist, responses) -> tuple[Checklist, dict]:
                  'kept': [q.id for q in active_questions(out)], 'removed': sorted(drop) if status == 'ok' else []}
 
 # %% ../../nbs/10a_checkeval_checklists.ipynb #7443656a
-def build_checklists(benchmark:str, dimensions:Sequence[str], judge, seeds:str|dict|None='project', n_min:int=2, n_max:int=5,
-                     max_tokens:int=2048, temperature:float=0.0, seed:int|None=None, out_dir=None, strict:bool=True) -> tuple[dict[str, Checklist], dict]:
-    """Build checklists for `dimensions` with `judge`: seed → (diversification ∥ elaboration) → filter.
-    `seeds`: 'project' (configs/checklists), a directory or YAML path accepted by `get_checklist`, or {dimension: Checklist}.
-    Returns ({dimension: final checklist}, report); with `out_dir`, writes `<dimension>.yaml` and `construction.json` there.
-    A filter reply that cannot be read raises `DataError` (with `strict=False` the pool is kept and the report says `failed`)."""
-    desc = benchmark_task(benchmark)['description']
-    seed_cls = {d: (seeds[d] if isinstance(seeds, dict) else get_checklist(benchmark, d, seeds or 'project', 'seed')) for d in dimensions}
+def _augmentation_requests(desc:str, seed_cls:dict, n_min:int, n_max:int, max_tokens:int, temperature:float, seed) -> tuple[list, list]:
+    "The diversification and elaboration requests of every seed checklist, with their (dimension, stage) keys."
     reqs, keys = [], []
     for d, cl in seed_cls.items():
         vars_ = dict(benchmark_description=desc, dimension=d, definition=cl.dimension.definition, seeds=_seed_map(cl), n_min=n_min, n_max=n_max)
         for stage, tpl in (('diversification', 'checkeval/diversify'), ('elaboration', 'checkeval/elaborate')):
             reqs.append(_request(render(tpl, **vars_), max_tokens, temperature, seed, stage=stage, dimension=d)); keys.append((d, stage))
-    resps = judge.generate(reqs, desc='checkeval augmentation')
-    report = {'benchmark': benchmark, 'judge': getattr(judge, 'name', None), 'dimensions': {}}
-    pools = {}
+    return reqs, keys
+
+def _augmented_pools(seed_cls:dict, keys:list, resps:list) -> tuple[dict, dict]:
+    "({dimension: pool checklist}, {dimension: report}) from the augmentation replies (failures kept with their reason)."
+    pools, reps = {}, {}
     for d, cl in seed_cls.items():
         rep = {'seed': checklist_to_dict(cl)}
         got = {}
@@ -444,33 +449,54 @@ def build_checklists(benchmark:str, dimensions:Sequence[str], judge, seeds:str|d
             rep[stage] = {'raw': r.text, 'parsed': parsed, 'failures': fails, 'n_parsed': sum(map(len, parsed.values())), 'cache_key': r.cache_key}
         pools[d] = _pool_checklist(cl, got['diversification'], got['elaboration'])
         rep['pool'] = checklist_to_dict(pools[d])
-        report['dimensions'][d] = rep
+        reps[d] = rep
+    return pools, reps
+
+# %% ../../nbs/10a_checkeval_checklists.ipynb #5fa37ac3
+def _filtered(d:str, pool:Checklist, r, rep:dict, judge, benchmark:str, strict:bool) -> Checklist:
+    "The final checklist of dimension `d` from its filter reply `r`, its report written into `rep`."
+    final, frep = apply_filter(pool, r)
+    if frep['status'] != 'ok' and strict:
+        why = '; '.join(f['reason'] for f in frep['failures'][:3])
+        raise DataError(f"the filter reply of {getattr(judge, 'name', '?')} for {benchmark}/{d} could not be read ({why}): the checklist is not built", field='filter')
+    final = final.model_copy(update={'source': f"checkeval construction with judge {getattr(judge, 'name', '?')}"})
+    c = pool.stage_counts()
+    rep['filter'] = frep
+    rep['final'] = checklist_to_dict(final)
+    rep['counts'] = {'seed': c.get('seed', 0), 'diversification': c.get('diversification', 0), 'elaboration': c.get('elaboration', 0),
+                     'removed by filter': len(frep['removed']), 'final': len(active_questions(final)),
+                     'filter_status': frep['status'],
+                     'parse_failures': len(rep['diversification']['failures']) + len(rep['elaboration']['failures']) + len(frep['failures'])}
+    return final
+
+# %% ../../nbs/10a_checkeval_checklists.ipynb #c83f1b47
+def build_checklists(benchmark:str, dimensions:Sequence[str], judge, seeds:str|dict|None='project', n_min:int=2, n_max:int=5,
+                     max_tokens:int=2048, temperature:float=0.0, seed:int|None=None, out_dir=None, strict:bool=True) -> tuple[dict[str, Checklist], dict]:
+    """Build checklists for `dimensions` with `judge`: seed → (diversification ∥ elaboration) → filter.
+    `seeds`: 'project' (configs/checklists), a directory or YAML path accepted by `get_checklist`, or {dimension: Checklist}.
+    Returns ({dimension: final checklist}, report); with `out_dir`, writes `<dimension>.yaml` and `construction.json` there.
+    A filter reply that cannot be read raises `DataError` (with `strict=False` the pool is kept and the report says `failed`)."""
+    desc = benchmark_task(benchmark)['description']
+    seed_cls = {d: (seeds[d] if isinstance(seeds, dict) else get_checklist(benchmark, d, seeds or 'project', 'seed')) for d in dimensions}
+    reqs, keys = _augmentation_requests(desc, seed_cls, n_min, n_max, max_tokens, temperature, seed)
+    resps = judge.generate(reqs, desc='checkeval augmentation')
+    report = {'benchmark': benchmark, 'judge': getattr(judge, 'name', None), 'dimensions': {}}
+    pools, reps = _augmented_pools(seed_cls, keys, resps)
+    report['dimensions'].update(reps)
     others = list(dimensions)
     js = bool(getattr(judge, 'supports_json_schema', False))
     freqs = [filter_requests(pools[d], desc, [o for o in others if o != d], max_tokens, temperature, seed, json_schema=js) for d in dimensions]
     fresps = judge.generate(freqs, desc='checkeval filter')
     finals = {}
     for d, r in zip(dimensions, fresps):
-        final, frep = apply_filter(pools[d], r)
-        if frep['status'] != 'ok' and strict:
-            why = '; '.join(f['reason'] for f in frep['failures'][:3])
-            raise DataError(f"the filter reply of {getattr(judge, 'name', '?')} for {benchmark}/{d} could not be read ({why}): the checklist is not built", field='filter')
-        final = final.model_copy(update={'source': f"checkeval construction with judge {getattr(judge, 'name', '?')}"})
-        finals[d] = final
-        c = pools[d].stage_counts()
-        rep = report['dimensions'][d]
-        rep['filter'] = frep
-        rep['final'] = checklist_to_dict(final)
-        rep['counts'] = {'seed': c.get('seed', 0), 'diversification': c.get('diversification', 0), 'elaboration': c.get('elaboration', 0),
-                         'removed by filter': len(frep['removed']), 'final': len(active_questions(final)),
-                         'filter_status': frep['status'],
-                         'parse_failures': len(rep['diversification']['failures']) + len(rep['elaboration']['failures']) + len(frep['failures'])}
+        finals[d] = _filtered(d, pools[d], r, report['dimensions'][d], judge, benchmark, strict)
     if out_dir is not None:
         out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
         for d, cl in finals.items(): save_checklist(cl, out/f'{d}.yaml')
         (out/'construction.json').write_text(json.dumps(report, indent=1, ensure_ascii=False))
     return finals, report
 
+# %% ../../nbs/10a_checkeval_checklists.ipynb #95e1a73c
 def construction_counts(report:dict):
     "Question counts per stage and dimension (the shape of the paper's Tables 17–18)."
     import pandas as pd
