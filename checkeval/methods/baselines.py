@@ -22,8 +22,8 @@ from ..judges.types import Constraint, JudgeRequest
 
 # %% auto #0
 __all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'parse_score_at', 'parse_score', 'score_token_position', 'weighted_score',
-           'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'allowed_score', 'answer_mode', 'run_rating',
-           'rating_judgments', 'explained_ratings', 'run_geval', 'run_seeval', 'run_likert']
+           'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'allowed_score', 'answer_mode',
+           'rating_judgments', 'run_rating', 'explained_ratings', 'run_geval', 'run_seeval', 'run_likert']
 
 # %% ../../nbs/11_baselines.ipynb #7d801473
 _NUM = r'(\d+(?:\.\d+)?)'
@@ -40,6 +40,7 @@ def _strip_md(text:str) -> tuple[str, list[int]]:
 
 def _blank(m): return ' ' * len(m.group())   # replacements keep every character where it was
 
+# %% ../../nbs/11_baselines.ipynb #a88acdaf
 def parse_score_at(text:str|None, lo:float, hi:float, label:str|None=None) -> tuple[float|None, str, int|None]:
     "(score, 'ok', index in `text` where the score's number starts) or (None, reason, None) from a rating reply on [lo, hi]."
     if text is None: return None, 'no reply', None
@@ -65,6 +66,7 @@ def parse_score_at(text:str|None, lo:float, hi:float, label:str|None=None) -> tu
     if len(inside) > 1: return None, 'ambiguous', None
     return (None, 'out of range', None) if nums else (None, 'no score', None)
 
+# %% ../../nbs/11_baselines.ipynb #ff974d67
 def parse_score(text:str|None, lo:float, hi:float, label:str|None=None) -> tuple[float|None, str]:
     "(score, 'ok') or (None, reason) from a rating reply on the scale [lo, hi]."
     return parse_score_at(text, lo, hi, label)[:2]
@@ -86,6 +88,7 @@ def score_token_position(text:str, top_logprobs:list[dict[str, float]]|None, cha
         off += step
     return None
 
+# %% ../../nbs/11_baselines.ipynb #2e433bf2
 def weighted_score(top_logprobs:list[dict[str, float]]|None, lo:float, hi:float, position:int|None) -> float|None:
     "Σ s·P(s) / Σ P(s) over the integer scale values proposed at `position` (the score token's), or None."
     if position is None or not top_logprobs or not 0 <= position < len(top_logprobs): return None
@@ -115,6 +118,7 @@ def upstream_geval_prompt(item:Item, dimension:str) -> tuple[list[dict], tuple[f
     m = re.search(r'\((\d+)\s*-\s*(\d+)\)', prompts[dimension])
     return [{'role': 'user', 'content': p.strip()}], ((float(m.group(1)), float(m.group(2))) if m else None)
 
+# %% ../../nbs/11_baselines.ipynb #19eab9a4
 def rating_messages(style:str, item:Item, dim:Dimension, lo:float, hi:float, template:str|None=None) -> list[dict]:
     "Messages for one (item, dimension) rating in the project's template for `style`."
     t = benchmark_task(item.benchmark)
@@ -141,6 +145,7 @@ def allowed_score(val, why:str, lo:float, hi:float) -> tuple[float|None, str]:
     if val is None or (float(val).is_integer() and lo <= val <= hi): return val, why
     return None, 'not an allowed answer'
 
+# %% ../../nbs/11_baselines.ipynb #55ffb11b
 def answer_mode(style:str, o:RatingOptions, lo:float, hi:float) -> str:
     """'choices' (the reply is one of the scale's whole numbers, its probabilities over them give the weighted score) or
     'generate' (a free reply, parsed). By default Likert asks for the number only, so its reply is the scale's values;
@@ -189,6 +194,22 @@ def _rating_answer(style, key, r, judge_name:str, o:RatingOptions, rating_lp=Non
                              'score_token_position': pos, 'prompt_source': o.prompt_source,
                              'answer': answer_mode(style, o, lo, hi)})
 
+# %% ../../nbs/11_baselines.ipynb #2dc0c723
+def rating_judgments(answers:Sequence[Answer], score:str='mean') -> list[Judgment]:
+    "Per (item, dimension): mean of the parsed sample scores and mean probability-weighted score; `score` picks the headline."
+    groups = {}
+    for a in answers: groups.setdefault((a.benchmark, a.item_id, a.system_id, a.method, a.judge, a.variant, a.dimension), []).append(a)
+    res = []
+    for (b, i, s, m, j, v, d), ans in groups.items():
+        ok = [a.value for a in ans if a.ok]
+        ws = [a.meta['prob_weighted'] for a in ans if a.meta.get('prob_weighted') is not None]
+        mean = sum(ok)/len(ok) if ok else None
+        pw = sum(ws)/len(ws) if ws else None
+        res.append(Judgment(benchmark=b, item_id=i, system_id=s, method=m, judge=j, variant=v, dimension=d,
+                            score=pw if score == 'prob' else mean, n_questions=len(ans), n_answered=len(ok), n_failed=len(ans)-len(ok),
+                            meta={'mean_of_samples': mean, 'prob_weighted': pw, 'n_samples': len(ans), 'scale': ans[0].meta.get('scale')}))
+    return res
+
 # %% ../../nbs/11_baselines.ipynb #31365d80
 def run_rating(style:str, items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
     "One rating method (`style` in geval, seeval, likert) with the options of `RatingOptions`."
@@ -208,21 +229,6 @@ def run_rating(style:str, items:Sequence[Item], judge, dimensions:Sequence[Dimen
                                    'settings': o.model_dump() | {'logprobs': logprobs, 'max_tokens': o.max_tokens or STYLES[style]['max_tokens'],
                                                                  'answer_modes': sorted({a.meta['answer'] for a in answers}),
                                                                  'prompts': prompts}})
-
-def rating_judgments(answers:Sequence[Answer], score:str='mean') -> list[Judgment]:
-    "Per (item, dimension): mean of the parsed sample scores and mean probability-weighted score; `score` picks the headline."
-    groups = {}
-    for a in answers: groups.setdefault((a.benchmark, a.item_id, a.system_id, a.method, a.judge, a.variant, a.dimension), []).append(a)
-    res = []
-    for (b, i, s, m, j, v, d), ans in groups.items():
-        ok = [a.value for a in ans if a.ok]
-        ws = [a.meta['prob_weighted'] for a in ans if a.meta.get('prob_weighted') is not None]
-        mean = sum(ok)/len(ok) if ok else None
-        pw = sum(ws)/len(ws) if ws else None
-        res.append(Judgment(benchmark=b, item_id=i, system_id=s, method=m, judge=j, variant=v, dimension=d,
-                            score=pw if score == 'prob' else mean, n_questions=len(ans), n_answered=len(ok), n_failed=len(ans)-len(ok),
-                            meta={'mean_of_samples': mean, 'prob_weighted': pw, 'n_samples': len(ans), 'scale': ans[0].meta.get('scale')}))
-    return res
 
 # %% ../../nbs/11_baselines.ipynb #c36d4ade
 def explained_ratings(keyed, resps, judge, o:RatingOptions) -> tuple[list, list]:
@@ -252,17 +258,19 @@ def explained_ratings(keyed, resps, judge, o:RatingOptions) -> tuple[list, list]
         rating_lp[i] = r2.top_logprobs
     return out, rating_lp
 
-# %% ../../nbs/11_baselines.ipynb #9b14eacd
+# %% ../../nbs/11_baselines.ipynb #d3737781
 @register_method('geval', options=RatingOptions)
 def run_geval(items, judge, dimensions, **options) -> MethodResult:
     "G-Eval: criteria + evaluation steps + form filling; mean of `n` samples, and probability-weighted score when logprobs exist."
     return run_rating('geval', items, judge, dimensions, **options)
 
+# %% ../../nbs/11_baselines.ipynb #c797ac92
 @register_method('seeval', options=RatingOptions)
 def run_seeval(items, judge, dimensions, **options) -> MethodResult:
     "SEEval: self-explanation of the criterion and the text, then the rating."
     return run_rating('seeval', items, judge, dimensions, **options)
 
+# %% ../../nbs/11_baselines.ipynb #ac9e6791
 @register_method('likert', options=RatingOptions)
 def run_likert(items, judge, dimensions, **options) -> MethodResult:
     "Direct Likert rating: the number only."
