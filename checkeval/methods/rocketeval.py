@@ -304,6 +304,7 @@ def check_grader(judge, o:RocketEvalOptions):
     if o.normalized and not getattr(judge, 'supports_logprobs', True):
         raise ValueError(f'judge {judge.name!r} returns no log-probabilities; use normalized=False (the decoded yes/no)')
 
+# %% ../../nbs/12_rocketeval.ipynb #ab45a9d4
 def check_rocketeval(judge, creator=None, **options):
     "The runner's check of a request (`register_method(check=...)`): who writes the checklists, and a grader that can give P(yes)."
     o = RocketEvalOptions(**options)
