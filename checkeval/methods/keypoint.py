@@ -94,6 +94,7 @@ def answers_schema(language:str='en', n:int|None=None) -> dict:
     answers = {'type': 'array', 'items': item} | ({} if n is None else {'minItems': n, 'maxItems': n})
     return {'type': 'object', 'additionalProperties': False, 'required': ['answers'], 'properties': {'answers': answers}}
 
+# %% ../../nbs/14_keypoint.ipynb #361d5bc3
 class ReplyError(ValueError):
     "A judge reply that cannot be read; the message is the reason recorded with the failure."
 
@@ -198,6 +199,7 @@ def placeholder_checklist(json_reply:bool, n:int=PLACEHOLDER_QUESTIONS, tag:str=
     qs = [f'Does the text state placeholder key point {i}{f" of {tag}" if tag else ""}?' for i in range(1, n + 1)]
     return json.dumps({'items': qs}) if json_reply else '\n'.join(f'{i}. {q}' for i, q in enumerate(qs, 1))
 
+# %% ../../nbs/14_keypoint.ipynb #6be7f09d
 def placeholder_answers(n:int, json_reply:bool, language:str='en') -> str:
     "A well-formed evaluation reply for dry runs: every one of the `n` key points present."
     yes = _VERDICTS[language][0]
