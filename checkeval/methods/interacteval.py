@@ -58,6 +58,7 @@ def upstream_rubric(dimension:str) -> str:
     "The SummEval rubric text the authors used for `dimension`."
     return interacteval_files(dimension)['definition'].strip()
 
+# %% ../../nbs/15_interacteval.ipynb #0fb099d1
 def upstream_attributes(dimension:str) -> list[str]:
     "The authors' pooled human + LLM think-aloud attributes for `dimension` (their Comb-TA attributes)."
     return bullet_lines(interacteval_files(dimension)['attributes'])
@@ -70,6 +71,7 @@ def upstream_checklist(dimension:str, scale=(1, 5)) -> Checklist:
                      questions=[Question(id=f'{dimension}-{i}', text=q, stage='upstream') for i,q in enumerate(qs, 1)],
                      source='InteractEval authors (BBeeChu/InteractEval data/<dimension>/human_llm_checklist), released checklist')
 
+# %% ../../nbs/15_interacteval.ipynb #b53b2853
 def upstream_samples(dimension:str) -> list[dict]:
     "The four TA samples for `dimension`: source, output, score (of that dimension), ids."
     return [dict(source=s['source'], output=s['system_output'], score=round(float(s['scores'][dimension]), 2),
