@@ -61,6 +61,7 @@ def ta_family(judge) -> str:
     s = f"{getattr(judge, 'model', '') or ''} {getattr(judge, 'name', '') or ''}".lower()
     return next((f for f in TA_FAMILIES if f in s), 'gpt')
 
+# %% ../../nbs/15a_interacteval_build.ipynb #9283c005
 def upstream_think_aloud(judge, dimension:str, rubric:str, samples:Sequence[dict]) -> list[dict]:
     "The authors' think-aloud messages for one LLM member, filled with the rubric and the four scored samples."
     if len(samples) != 4: raise DataError(f"the authors' think-aloud prompt shows 4 samples, not {len(samples)}", field='samples')
