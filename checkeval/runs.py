@@ -80,6 +80,7 @@ def discover_methods(package:str=METHODS_PACKAGE) -> dict[str, str]:
         _DISCOVERED = failed
     return _DISCOVERED
 
+# %% ../nbs/04_runs.ipynb #ae7c3e58
 def method_spec(name:str) -> MethodSpec:
     "The registration of method `name` (the methods package is scanned on the first unknown name)."
     if name not in _METHODS: discover_methods()
@@ -88,10 +89,12 @@ def method_spec(name:str) -> MethodSpec:
         raise UnknownName(f"unknown method {name!r}; known: {', '.join(list_methods())}" + (f'; {broken}' if broken else ''))
     return _METHODS[name]
 
+# %% ../nbs/04_runs.ipynb #42aab04e
 def get_method(name:str) -> Callable:
     "The function registered as method `name`."
     return method_spec(name).fn
 
+# %% ../nbs/04_runs.ipynb #47b58b11
 def list_methods() -> list[str]:
     "The names of the registered methods (after scanning the methods package), those starting with `_` aside."
     discover_methods()
@@ -138,6 +141,7 @@ def canonical_hash(obj) -> str:
     "SHA-256 (hex, 16 chars) of the canonical JSON of `obj`."
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str, ensure_ascii=False).encode()).hexdigest()[:16]
 
+# %% ../nbs/04_runs.ipynb #1a919aa8
 def git_state(root=None) -> dict:
     "Current commit and whether the work tree has uncommitted changes (None outside a git checkout)."
     root = root or Path.cwd()
@@ -147,6 +151,7 @@ def git_state(root=None) -> dict:
     except (OSError, subprocess.SubprocessError): commit, dirty = None, None
     return {'commit': commit, 'dirty': dirty if commit else None}
 
+# %% ../nbs/04_runs.ipynb #10fb65ab
 _PACKAGES = ('checkeval', 'numpy', 'pandas', 'scipy', 'torch', 'transformers', 'openai', 'krippendorff', 'statsmodels', 'scikit-learn', 'rouge-score', 'sacrebleu', 'papermill')
 
 def package_versions(names=_PACKAGES) -> dict:
@@ -157,11 +162,13 @@ def package_versions(names=_PACKAGES) -> dict:
         except PackageNotFoundError: res[n] = None
     return res
 
+# %% ../nbs/04_runs.ipynb #ed6d0d34
 def data_checksums(benchmark:str) -> dict:
     "{file: SHA-256} of every file the benchmark is read from (empty for items passed in by hand, or a benchmark whose files are not there)."
     try: return benchmark_files(benchmark)
     except DataError: return {}
 
+# %% ../nbs/04_runs.ipynb #ed8d3160
 def provenance(config:dict|None=None, data_files:dict|None=None, judge=None) -> dict:
     "A provenance record: git state, config hash, judge, package versions, data checksums, time."
     config = config or {}
@@ -180,15 +187,17 @@ class OptionError(DataError):
         super().__init__(msg)
         self.field = name
 
+# %% ../nbs/04_runs.ipynb #421ea67a
 def _is_int(v) -> bool: return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 def _is_num(v) -> bool: return isinstance(v, numbers.Real) and not isinstance(v, bool)
-
-RUN_SETTINGS = ('limit', 'sample', 'dimensions', 'variant', 'items')
 
 def check_limit(limit):
     "`limit` if it is None or a positive integer, else `OptionError`."
     if limit is not None and not (_is_int(limit) and limit >= 1): raise OptionError(f'limit: expected a positive integer, got {limit!r}', 'limit')
     return limit
+
+# %% ../nbs/04_runs.ipynb #b720ce6b
+RUN_SETTINGS = ('limit', 'sample', 'dimensions', 'variant', 'items')
 
 def check_options(options:dict, method:str):
     "Refuse run settings passed as options, then check the options by method `method`'s options model (`validate_options`)."
@@ -212,6 +221,7 @@ def type_words(annotation) -> str:
     if origin is dict: return 'a mapping'
     return _WORDS.get(annotation, getattr(annotation, '__name__', str(annotation)))
 
+# %% ../nbs/04_runs.ipynb #cee1796a
 def _option_problem(method:str, model:type[BaseModel], e:ValidationError) -> tuple[str, str|None]:
     "The first problem of an options model's validation error, as one line and the option's name."
     d = e.errors()[0]
@@ -245,6 +255,7 @@ def variant_name(options:dict) -> str:
     slug = '_'.join(f'{k}={v}' for k,v in sorted(options.items()) if isinstance(v, (str, int, float, bool)))
     return _slug(slug)[:60] + '-' + canonical_hash(options)[:8]
 
+# %% ../nbs/04_runs.ipynb #9d8ece96
 def run_dir(benchmark:str, method:str, judge:str, variant:str='default', root=None, key:str|None=None) -> Path:
     "`<root>/<benchmark>/<method>/<judge>/<variant>`, with `--<key>` after the variant when a run key is given."
     name = _slug(variant) + (f'--{key[:12]}' if key else '')
@@ -279,6 +290,7 @@ def run_lock(path):
         try: yield
         finally: fcntl.flock(f, fcntl.LOCK_UN)
 
+# %% ../nbs/04_runs.ipynb #e433f7b5
 def run_checksums(path) -> dict[str, str]:
     "SHA-256 of each record file of a run folder (answers, judgments, artifacts), by relative path; `meta.json`, hidden and `.tmp` files aside."
     path = Path(path)
@@ -295,6 +307,7 @@ def sum_usage(usages:Sequence[dict]) -> dict:
             out[k] = out.get(k, 0) + v if _is_num(v) and _is_num(out.get(k, 0)) and k != 'budget' else v
     return out
 
+# %% ../nbs/04_runs.ipynb #3cc7bc23
 def save_run(result:MethodResult, path, meta:dict, started_ns:int|None=None) -> Path:
     """Write answers, judgments, artifacts and `meta.json` into `path` (each file written atomically).
     `meta['usage']` is this writer's; when the folder's last writer finished after this one started (`started_ns`),
@@ -326,12 +339,14 @@ def save_run(result:MethodResult, path, meta:dict, started_ns:int|None=None) -> 
     tmp = path/'meta.json.tmp'; tmp.write_text(json.dumps(meta, indent=1, default=str)); tmp.replace(path/'meta.json')
     return path
 
+# %% ../nbs/04_runs.ipynb #5a9b3900
 def load_run(path) -> tuple[list[Answer], list[Judgment], dict]:
     "Answers, judgments and meta of a saved run."
     path = Path(path)
     if not (path/'meta.json').exists(): raise DataError('not a run directory (no meta.json)', path)
     return read_jsonl(path/'answers.jsonl', Answer), read_jsonl(path/'judgments.jsonl', Judgment), json.loads((path/'meta.json').read_text())
 
+# %% ../nbs/04_runs.ipynb #c202ae33
 def load_judgments(root=None, benchmark:str|None=None, method:str|None=None):
     "All judgments under `root` (optionally one benchmark / method) as one DataFrame."
     root = Path(root or runs_dir())
@@ -371,6 +386,7 @@ class RunInfo:
     summary: dict = field(default_factory=dict)
     def __repr__(self): return f'RunInfo({str(self.path)!r}, items={self.n_items}, answers={self.n_answers}, failed={self.n_failed})'
 
+# %% ../nbs/04_runs.ipynb #9ec240c4
 def resolve_dimensions(benchmark:str, dimensions:Sequence[str|Dimension]|None=None, items:Sequence[Item]|None=None) -> list[Dimension]:
     "The benchmark's `Dimension`s, optionally restricted to `dimensions` (unknown names are an error)."
     try: known = {d.name: d for d in benchmark_info(benchmark).dimensions}

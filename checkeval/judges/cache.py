@@ -74,30 +74,40 @@ class ResponseCache:
             except BaseException: self.con.execute('ROLLBACK'); raise
             else: self.con.execute('COMMIT')
 
-    def get_many(self, keys:Iterable[str]) -> dict[str, JudgeResponse]:
-        "Cached responses for those of `keys` that have one."
-        keys, out = list(dict.fromkeys(keys)), {}
-        with self._lock:
-            for i in range(0, len(keys), 500):
-                ks = keys[i:i+500]
-                q = f"SELECT key, response FROM responses WHERE key IN ({','.join('?'*len(ks))})"
-                for k, r in self.con.execute(q, ks):
-                    out[k] = JudgeResponse.model_validate_json(r).model_copy(update={'cached': True, 'cache_key': k})
-        return out
+# %% ../../nbs/03b_judges_cache.ipynb #c1724d27
+@patch
+def get_many(self:ResponseCache, keys:Iterable[str]) -> dict[str, JudgeResponse]:
+    "Cached responses for those of `keys` that have one."
+    keys, out = list(dict.fromkeys(keys)), {}
+    with self._lock:
+        for i in range(0, len(keys), 500):
+            ks = keys[i:i+500]
+            q = f"SELECT key, response FROM responses WHERE key IN ({','.join('?'*len(ks))})"
+            for k, r in self.con.execute(q, ks):
+                out[k] = JudgeResponse.model_validate_json(r).model_copy(update={'cached': True, 'cache_key': k})
+    return out
 
-    def get(self, key:str) -> JudgeResponse|None: return self.get_many([key]).get(key)
+# %% ../../nbs/03b_judges_cache.ipynb #e46f435d
+@patch
+def get(self:ResponseCache, key:str) -> JudgeResponse|None: return self.get_many([key]).get(key)
 
-    def count(self, judge:str|None=None) -> int:
-        "Number of stored answers (of one `judge`, or all)."
-        with self._lock:
-            if judge is None: return self.con.execute('SELECT COUNT(*) FROM responses').fetchone()[0]
-            return self.con.execute('SELECT COUNT(*) FROM responses WHERE judge=?', (judge,)).fetchone()[0]
+# %% ../../nbs/03b_judges_cache.ipynb #5b62b0d9
+@patch
+def count(self:ResponseCache, judge:str|None=None) -> int:
+    "Number of stored answers (of one `judge`, or all)."
+    with self._lock:
+        if judge is None: return self.con.execute('SELECT COUNT(*) FROM responses').fetchone()[0]
+        return self.con.execute('SELECT COUNT(*) FROM responses WHERE judge=?', (judge,)).fetchone()[0]
 
-    def integrity_ok(self) -> bool:
-        with self._lock: return self.con.execute('PRAGMA integrity_check').fetchone()[0] == 'ok'
+# %% ../../nbs/03b_judges_cache.ipynb #b38baa86
+@patch
+def integrity_ok(self:ResponseCache) -> bool:
+    with self._lock: return self.con.execute('PRAGMA integrity_check').fetchone()[0] == 'ok'
 
-    def close(self):
-        with self._lock: self.con.close()
+# %% ../../nbs/03b_judges_cache.ipynb #138e4abe
+@patch
+def close(self:ResponseCache):
+    with self._lock: self.con.close()
 
 # %% ../../nbs/03b_judges_cache.ipynb #6e097b91
 @patch
@@ -115,16 +125,19 @@ def write(self:ResponseCache, answers:Sequence=(), failures:Sequence=()):
         c.executemany('INSERT INTO failures (key, judge, model, error, attempts, created, request) VALUES (?,?,?,?,?,?,?)', frows)
         c.executemany('DELETE FROM claims WHERE key=?', [(r[0],) for r in rows + frows])
 
+# %% ../../nbs/03b_judges_cache.ipynb #cf92b9a4
 @patch
 def put(self:ResponseCache, key:str, req:JudgeRequest, resp:JudgeResponse, judge:str|None=None):
     "Store a successful answer (and drop its claim)."
     self.write(answers=[(key, req, resp, judge)])
 
+# %% ../../nbs/03b_judges_cache.ipynb #c7fa6499
 @patch
 def log_failure(self:ResponseCache, key:str, req:JudgeRequest|None, error:str, judge:str|None=None, attempts:int|None=None):
     "Record a failure with its reason (and drop the claim so another run may retry)."
     self.write(failures=[(key, req, error, judge, attempts)])
 
+# %% ../../nbs/03b_judges_cache.ipynb #20acc4cc
 @patch
 def failures(self:ResponseCache, judge:str|None=None, unresolved:bool=False) -> list[dict]:
     "Logged failures (optionally only those whose request still has no answer)."
@@ -157,6 +170,7 @@ def claim(self:ResponseCache, keys:Sequence[str], owner:str, lease_s:float=900.,
         c.executemany('INSERT OR REPLACE INTO claims VALUES (?,?,?)', [(k, owner, now + lease_s) for k in mine])
     return mine, busy
 
+# %% ../../nbs/03b_judges_cache.ipynb #8c12bbc5
 @patch
 def release(self:ResponseCache, owner:str, keys:Sequence[str]|None=None):
     "Drop claims of `owner` (all of them, or only `keys`)."
@@ -173,6 +187,7 @@ def record_batch(self:ResponseCache, batch_id:str, requests:dict[str, JudgeReque
     with self._tx() as c:
         c.execute('INSERT OR REPLACE INTO batches VALUES (?,?,?,?,?,?)', (batch_id, judge, model, time.time(), status, body))
 
+# %% ../../nbs/03b_judges_cache.ipynb #4b723bae
 @patch
 def batch_requests(self:ResponseCache, batch_id:str) -> dict[str, JudgeRequest]:
     "The requests {cache key: request} of a recorded Batch API job (KeyError when it was not recorded here)."
@@ -180,11 +195,13 @@ def batch_requests(self:ResponseCache, batch_id:str) -> dict[str, JudgeRequest]:
     if row is None: raise KeyError(f'batch {batch_id} was not submitted through this cache')
     return {k: JudgeRequest.model_validate(v) for k, v in json.loads(row[0]).items()}
 
+# %% ../../nbs/03b_judges_cache.ipynb #ca0f1b58
 @patch
 def set_batch_status(self:ResponseCache, batch_id:str, status:str):
     "Update the status of a recorded Batch API job."
     with self._tx() as c: c.execute('UPDATE batches SET status=? WHERE id=?', (status, batch_id))
 
+# %% ../../nbs/03b_judges_cache.ipynb #86f1b3ca
 @patch
 def batches(self:ResponseCache, judge:str|None=None) -> list[dict]:
     "Recorded Batch API jobs: id, judge, model, created, status and number of requests."
@@ -210,6 +227,7 @@ def export_jsonl(self:ResponseCache, path, judge:str|None=None, keys:Iterable[st
                                 'response': json.loads(rs), 'created': cr}, ensure_ascii=False, sort_keys=True) + '\n'); n += 1
     return n
 
+# %% ../../nbs/03b_judges_cache.ipynb #06429d71
 @patch
 def import_jsonl(self:ResponseCache, path, overwrite:bool=False) -> int:
     "Load answer records written by `export_jsonl`; the key is recomputed and must match. Returns rows added."

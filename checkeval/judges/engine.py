@@ -67,13 +67,16 @@ class Judge:
             self._cache = c if isinstance(c, ResponseCache) else ResponseCache(None if c is True else c)
         return self._cache
 
-    def _call_batch(self, requests:list[JudgeRequest]) -> list[JudgeResponse]:
-        "The backend call of a local model: one response per request, in order."
-        raise NotImplementedError(f'{type(self).__name__} implements neither _call_batch nor _acall')
+# %% ../../nbs/03c_judges_engine.ipynb #e9604c14
+@patch
+def _call_batch(self:Judge, requests:list[JudgeRequest]) -> list[JudgeResponse]:
+    "The backend call of a local model: one response per request, in order."
+    raise NotImplementedError(f'{type(self).__name__} implements neither _call_batch nor _acall')
 
-    async def _acall(self, request:JudgeRequest, key:str|None=None) -> JudgeResponse:
-        "The backend call of a remote server: one request."
-        raise NotImplementedError
+@patch
+async def _acall(self:Judge, request:JudgeRequest, key:str|None=None) -> JudgeResponse:
+    "The backend call of a remote server: one request."
+    raise NotImplementedError
 
 # %% ../../nbs/03c_judges_engine.ipynb #4d8817b7
 @patch
@@ -84,11 +87,13 @@ def usage(self:Judge) -> dict:
     u.update(judge=self.name, model=self.model, budget=self.budget)
     return u
 
+# %% ../../nbs/03c_judges_engine.ipynb #66727f11
 @patch
 def price(self:Judge, prompt_tokens:int, completion_tokens:int) -> float:
     "USD for these tokens at the judge's prices."
     return (prompt_tokens*self.price_in + completion_tokens*self.price_out) / 1e6
 
+# %% ../../nbs/03c_judges_engine.ipynb #9f26a87a
 @patch
 def count_tokens(self:Judge, req:JudgeRequest) -> int:
     "Prompt tokens of `req` (estimated from characters unless the backend has a tokenizer)."
@@ -121,6 +126,7 @@ def _units(self:Judge, requests):
         else: units += [(i, r.model_copy(update={'n': 1, 'sample_index': r.sample_index + j})) for j in range(r.n)]
     return units
 
+# %% ../../nbs/03c_judges_engine.ipynb #dffd8843
 @patch
 def dry_run(self:Judge, requests:Sequence[JudgeRequest]) -> dict:
     "Count requests and estimate tokens and price of what `generate` would send, without calling."
@@ -133,6 +139,7 @@ def dry_run(self:Judge, requests:Sequence[JudgeRequest]) -> dict:
                 cached=len(hits), to_send=len(send), est_prompt_tokens=pt, est_completion_tokens_max=ct,
                 est_cost_max=round(self.price(pt, ct), 6), price_in=self.price_in, price_out=self.price_out)
 
+# %% ../../nbs/03c_judges_engine.ipynb #0d2f2055
 @patch
 def check_budget(self:Judge, requests):
     "Raise `BudgetExceeded` when the worst-case estimate of `requests` exceeds the budget."
@@ -142,22 +149,6 @@ def check_budget(self:Judge, requests):
     return d
 
 # %% ../../nbs/03c_judges_engine.ipynb #54513752
-@patch
-def generate(self:Judge, requests:Sequence[JudgeRequest], desc:str|None=None, refresh:bool=False,
-             progress:bool|None=None) -> list[JudgeResponse]:
-    "Answer `requests` (same order), from the cache where possible; a failed request never raises."
-    units, keys, results, pending = self._lookup(requests, refresh)
-    if pending: _run_coro(self._execute(pending, results, desc, refresh, progress, n_cached=len(set(keys)) - len(pending)))
-    return self._assemble(requests, units, keys, results)
-
-@patch
-async def agenerate(self:Judge, requests:Sequence[JudgeRequest], desc:str|None=None, refresh:bool=False,
-                    progress:bool|None=None) -> list[JudgeResponse]:
-    "`generate` for async code (`await judge.agenerate(requests)`): runs in the caller's event loop."
-    units, keys, results, pending = self._lookup(requests, refresh)
-    if pending: await self._execute(pending, results, desc, refresh, progress, n_cached=len(set(keys)) - len(pending))
-    return self._assemble(requests, units, keys, results)
-
 @patch
 def _lookup(self:Judge, requests, refresh):
     units = self._units(requests)
@@ -183,7 +174,36 @@ def _assemble(self:Judge, requests, units, keys, results) -> list[JudgeResponse]
             'cached': all(x.cached for x in rs)}))
     return out
 
+# %% ../../nbs/03c_judges_engine.ipynb #f6cb3fa4
+@patch
+def generate(self:Judge, requests:Sequence[JudgeRequest], desc:str|None=None, refresh:bool=False,
+             progress:bool|None=None) -> list[JudgeResponse]:
+    "Answer `requests` (same order), from the cache where possible; a failed request never raises."
+    units, keys, results, pending = self._lookup(requests, refresh)
+    if pending: _run_coro(self._execute(pending, results, desc, refresh, progress, n_cached=len(set(keys)) - len(pending)))
+    return self._assemble(requests, units, keys, results)
+
+# %% ../../nbs/03c_judges_engine.ipynb #60ff872f
+@patch
+async def agenerate(self:Judge, requests:Sequence[JudgeRequest], desc:str|None=None, refresh:bool=False,
+                    progress:bool|None=None) -> list[JudgeResponse]:
+    "`generate` for async code (`await judge.agenerate(requests)`): runs in the caller's event loop."
+    units, keys, results, pending = self._lookup(requests, refresh)
+    if pending: await self._execute(pending, results, desc, refresh, progress, n_cached=len(set(keys)) - len(pending))
+    return self._assemble(requests, units, keys, results)
+
 # %% ../../nbs/03c_judges_engine.ipynb #ee2bc156
+def _flush(buf:dict, bar, cache, counts:dict):
+    "Write the replies buffered in `buf` to `cache` at once (group commit) and update the progress `bar` once."
+    buf['scheduled'] = False
+    if buf['ticks']:
+        bar.set_postfix(counts, refresh=False); bar.update(buf['ticks']); buf['ticks'] = 0
+    if not (buf['answers'] or buf['failures']): return
+    a, f = buf['answers'], buf['failures']; buf['answers'], buf['failures'] = [], []
+    try: cache.write(a, f)
+    except Exception as e: buf['error'] = e
+
+# %% ../../nbs/03c_judges_engine.ipynb #7957c4ee
 @patch
 async def _execute(self:Judge, pending:dict, results:dict, desc, refresh, progress, n_cached=0):
     from tqdm.auto import tqdm
@@ -206,14 +226,7 @@ async def _execute(self:Judge, pending:dict, results:dict, desc, refresh, progre
         if not buf['scheduled']:   # group commit and one progress update for everything finished in this loop iteration
             buf['scheduled'] = True; asyncio.get_running_loop().call_soon(flush)
 
-    def flush():
-        buf['scheduled'] = False
-        if buf['ticks']:
-            bar.set_postfix(counts, refresh=False); bar.update(buf['ticks']); buf['ticks'] = 0
-        if not (buf['answers'] or buf['failures']): return
-        a, f = buf['answers'], buf['failures']; buf['answers'], buf['failures'] = [], []
-        try: cache.write(a, f)
-        except Exception as e: buf['error'] = e
+    def flush(): _flush(buf, bar, cache, counts)
 
     owner = None
     try:
@@ -228,6 +241,7 @@ async def _execute(self:Judge, pending:dict, results:dict, desc, refresh, progre
     for k in pending:   # defensive: every request gets a response
         if k not in results: results[k] = JudgeResponse(error='not answered (interrupted)', cache_key=k)
 
+# %% ../../nbs/03c_judges_engine.ipynb #2ea109a7
 @patch
 def _account(self:Judge, resp:JudgeResponse, reserved:float|None=None, from_cache:bool=False):
     "Count one reply in the usage (and free its budget reservation)."
@@ -290,6 +304,7 @@ async def _dispatch_async(self:Judge, keys, pending, done, owner, refresh, waiti
             done(k, resp, reserved)
     await asyncio.gather(*(worker() for _ in range(max(1, min(self.max_concurrency, len(keys))))))
 
+# %% ../../nbs/03c_judges_engine.ipynb #977790e6
 @patch
 async def _dispatch_batches(self:Judge, keys, pending, done, owner, refresh, waiting):
     for chunk in _chunks(keys, self.batch_size):
@@ -412,6 +427,7 @@ def register_backend(name:str):
         return cls
     return _inner
 
+# %% ../../nbs/03c_judges_engine.ipynb #1be5c969
 def backend_class(name:str) -> type:
     "The `Judge` subclass registered as backend `name`; `UnknownName` listing the registered ones."
     if name not in BACKENDS: raise UnknownName(f"unknown backend {name!r}; registered: {', '.join(sorted(BACKENDS))}")

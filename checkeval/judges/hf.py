@@ -88,39 +88,47 @@ class HFJudge(Judge):
     @property
     def tokenizer(self): return self._loaded()[1]
 
-    def chat_ids(self, messages) -> list[int]:
-        "Token ids of `messages` rendered with the chat template and the assistant prompt."
-        tok = self.tokenizer
-        text = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=False)
-        return tok(text, add_special_tokens=False)['input_ids']
+# %% ../../nbs/03e_judges_hf.ipynb #7176cf03
+@patch
+def chat_ids(self:HFJudge, messages) -> list[int]:
+    "Token ids of `messages` rendered with the chat template and the assistant prompt."
+    tok = self.tokenizer
+    text = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=False)
+    return tok(text, add_special_tokens=False)['input_ids']
 
-    def count_tokens(self, req): return len(self.chat_ids(req.messages))
+# %% ../../nbs/03e_judges_hf.ipynb #a3bcb747
+@patch
+def count_tokens(self:HFJudge, req): return len(self.chat_ids(req.messages))
 
-    def _limit(self, req) -> int:
-        "New tokens generated for `req`: its `max_tokens`, capped by the judge's `max_new_tokens`."
-        return min(req.max_tokens, self.max_new_tokens) if self.max_new_tokens is not None else req.max_tokens
+# %% ../../nbs/03e_judges_hf.ipynb #f0c90cba
+@patch
+def _limit(self:HFJudge, req) -> int:
+    "New tokens generated for `req`: its `max_tokens`, capped by the judge's `max_new_tokens`."
+    return min(req.max_tokens, self.max_new_tokens) if self.max_new_tokens is not None else req.max_tokens
 
-    def _call_batch(self, requests):
-        with self._lock, _torch_threads(self.num_threads):
-            out = [None]*len(requests)
-            scored = [i for i, r in enumerate(requests) if r.constraint is not None and r.constraint.choices]
-            for i, resp in zip(scored, self._score([requests[i] for i in scored])): out[i] = resp
-            greedy = [i for i, r in enumerate(requests) if out[i] is None and r.temperature <= 0]
-            seqs = {i: self.chat_ids(requests[i].messages) for i in greedy}
-            alone, shared = [], []
-            for P, g in self._prefix_groups([seqs[i] for i in greedy]):
-                g = [greedy[j] for j in g]
-                if P == 0 or len(g) < 2: alone += g
-                else: shared.append((P, g))
-            if shared:
-                for i, resp in self._generate_groups(shared, requests, seqs): out[i] = resp
-            # a batch decodes as many steps as its longest request and pads to its longest prompt: batch alike requests
-            alone.sort(key=lambda i: (self._limit(requests[i]), len(seqs[i])))
-            for b in _budget_chunks(alone, lambda i: len(seqs[i]) + self._limit(requests[i]), self.batch_size, self.max_batch_tokens):
-                for i, resp in zip(b, self._generate([requests[i] for i in b], seqs=[seqs[i] for i in b])): out[i] = resp
-            for i, r in enumerate(requests):
-                if out[i] is None: out[i] = self._generate([r], sample=True)[0]
-            return out
+# %% ../../nbs/03e_judges_hf.ipynb #175ff364
+@patch
+def _call_batch(self:HFJudge, requests):
+    with self._lock, _torch_threads(self.num_threads):
+        out = [None]*len(requests)
+        scored = [i for i, r in enumerate(requests) if r.constraint is not None and r.constraint.choices]
+        for i, resp in zip(scored, self._score([requests[i] for i in scored])): out[i] = resp
+        greedy = [i for i, r in enumerate(requests) if out[i] is None and r.temperature <= 0]
+        seqs = {i: self.chat_ids(requests[i].messages) for i in greedy}
+        alone, shared = [], []
+        for P, g in self._prefix_groups([seqs[i] for i in greedy]):
+            g = [greedy[j] for j in g]
+            if P == 0 or len(g) < 2: alone += g
+            else: shared.append((P, g))
+        if shared:
+            for i, resp in self._generate_groups(shared, requests, seqs): out[i] = resp
+        # a batch decodes as many steps as its longest request and pads to its longest prompt: batch alike requests
+        alone.sort(key=lambda i: (self._limit(requests[i]), len(seqs[i])))
+        for b in _budget_chunks(alone, lambda i: len(seqs[i]) + self._limit(requests[i]), self.batch_size, self.max_batch_tokens):
+            for i, resp in zip(b, self._generate([requests[i] for i in b], seqs=[seqs[i] for i in b])): out[i] = resp
+        for i, r in enumerate(requests):
+            if out[i] is None: out[i] = self._generate([r], sample=True)[0]
+        return out
 
 # %% ../../nbs/03e_judges_hf.ipynb #50b31f33
 @patch
@@ -133,6 +141,7 @@ def _choice_ids(self:HFJudge, choices):
     if len(set(ids)) != len(ids): raise ValueError(f'choices {choices} share a first token in {self.name}')
     return ids
 
+# %% ../../nbs/03e_judges_hf.ipynb #8a969fbf
 @patch
 def _choice_variants(self:HFJudge, choices, ids) -> list[list[int]]:
     """For each choice, the vocabulary tokens that spell it up to case and surrounding space (`yes`, `Yes`, ` YES`) when the
@@ -149,6 +158,7 @@ def _choice_variants(self:HFJudge, choices, ids) -> list[list[int]]:
     if len({i for v in out for i in v}) != sum(map(len, out)): raise ValueError(f'choices {choices} differ only in case or spacing')
     return out
 
+# %% ../../nbs/03e_judges_hf.ipynb #678f5e12
 @patch
 def _prefix_groups(self:HFJudge, seqs):
     """Group sequence indices that share a long leading prefix: [(prefix_len, [idx])].

@@ -95,6 +95,7 @@ class JudgeSettings(BaseModel):
         if v is not None and not isinstance(v, (bool, str)): raise ValueError(f'expected true, false or a path, got {v!r}')
         return v
 
+# %% ../../nbs/03h_judges_registry.ipynb #d97601db
 class JudgesFile(BaseModel):
     "A judges file: `defaults` for every judge, and `judges` by name."
     model_config = ConfigDict(extra='forbid')
@@ -168,6 +169,7 @@ def load_judges_config(path=None) -> dict[str, dict]:
     for name, entry in judges.items(): out[name] = {**defaults, **(entry or {})}
     return out
 
+# %% ../../nbs/03h_judges_registry.ipynb #582dbf37
 def list_judges(group:str|None=None, paper:str|None=None, path=None) -> list[str]:
     "Names of the configured judges (optionally only one `group`, or those a `paper` used)."
     return [n for n, e in load_judges_config(path).items()

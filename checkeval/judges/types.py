@@ -101,6 +101,7 @@ def canonical_request(req:JudgeRequest) -> str:
     d = req.model_dump(mode='json', include=set(KEY_FIELDS))
     return json.dumps(d, sort_keys=True, ensure_ascii=False, separators=(',', ':'))
 
+# %% ../../nbs/03_judges_types.ipynb #ce9ed88c
 def request_key(req:JudgeRequest) -> str:
     "SHA-256 hex digest of `canonical_request(req)`."
     return hashlib.sha256(canonical_request(req).encode('utf-8')).hexdigest()
@@ -113,6 +114,7 @@ def estimate_tokens(text:str) -> int:
 # %% ../../nbs/03_judges_types.ipynb #f3558211
 class SecretInConfig(UserError, ValueError): "A value that looks like a secret was found in a configuration or parameters."
 
+# %% ../../nbs/03_judges_types.ipynb #8af7cbfa
 _SECRET_PATTERNS = [re.compile(p) for p in (
     r'\bsk-[A-Za-z0-9_\-]{16,}', r'\bsk-(proj|ant|or)-[A-Za-z0-9_\-]{8,}', r'\bhf_[A-Za-z0-9]{20,}', r'\bAKIA[0-9A-Z]{16}\b',
     r'\bgh[pousr]_[A-Za-z0-9]{20,}', r'\bxox[abpr]-[A-Za-z0-9\-]{10,}', r'\bAIza[0-9A-Za-z_\-]{30,}', r'(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}',

@@ -7,6 +7,7 @@ Docs: https://checkeval.github.io/checkeval/judges_vllm.html.md"""
 # %% ../../nbs/03g_judges_vllm.ipynb #2d261b47
 from __future__ import annotations
 from .types import JudgeRequest, JudgeResponse, request_key
+from fastcore.basics import patch
 from .engine import Judge, register_backend
 
 # %% auto #0
@@ -55,15 +56,19 @@ class VLLMJudge(Judge):
             else: kw['guided_decoding'] = sp.GuidedDecodingParams(**g)
         return sp.SamplingParams(**kw)
 
-    def _call_batch(self, requests):
-        llm = self.llm()
-        outs = llm.chat([r.messages for r in requests], [self._sampling(r) for r in requests], use_tqdm=False)
-        res = []
-        for r, o in zip(requests, outs):
-            c = o.outputs[0]
-            tl = None
-            if r.logprobs and c.logprobs:
-                tl = [{(lp.decoded_token or str(t)): lp.logprob for t, lp in step.items()} for step in c.logprobs]
-            res.append(JudgeResponse(text=c.text, top_logprobs=tl, prompt_tokens=len(o.prompt_token_ids or []),
-                                     completion_tokens=len(c.token_ids), finish_reason=c.finish_reason, model=self.model))
-        return res
+
+
+# %% ../../nbs/03g_judges_vllm.ipynb #517454e8
+@patch
+def _call_batch(self:VLLMJudge, requests):
+    llm = self.llm()
+    outs = llm.chat([r.messages for r in requests], [self._sampling(r) for r in requests], use_tqdm=False)
+    res = []
+    for r, o in zip(requests, outs):
+        c = o.outputs[0]
+        tl = None
+        if r.logprobs and c.logprobs:
+            tl = [{(lp.decoded_token or str(t)): lp.logprob for t, lp in step.items()} for step in c.logprobs]
+        res.append(JudgeResponse(text=c.text, top_logprobs=tl, prompt_tokens=len(o.prompt_token_ids or []),
+                                 completion_tokens=len(c.token_ids), finish_reason=c.finish_reason, model=self.model))
+    return res
