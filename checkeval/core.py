@@ -230,6 +230,7 @@ def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
                 if not isinstance(d, dict): raise DataError(f'expected a JSON object, got {type(d).__name__}', path, i)
                 yield d
 
+# %% ../nbs/00_core.ipynb #bb9504a4
 def _is_json(s):
     try: json.loads(s); return True
     except json.JSONDecodeError: return False
@@ -238,6 +239,7 @@ def read_jsonl(path, model:type[R]|None=None) -> list:
     "All records of a JSON Lines file (see `iter_jsonl`)."
     return list(iter_jsonl(path, model))
 
+# %% ../nbs/00_core.ipynb #b03dd7fa
 def write_jsonl(path, records:Iterable, append:bool=False) -> Path:
     "Write records (pydantic models or dicts) as JSON Lines; atomic unless `append`."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
