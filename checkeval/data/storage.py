@@ -79,6 +79,7 @@ def manifest() -> dict[str, CatalogEntry]:
     if not p.is_file(): raise DataError('data catalog not found (set CHECKEVAL_CATALOG or reinstall the package)', p)
     return _read_manifest(str(p), p.stat().st_mtime_ns)
 
+# %% ../../nbs/01_data_storage.ipynb #a9f40b42
 def catalog_entry(relpath) -> CatalogEntry:
     "The entry of one file; `DataError` when the catalog does not know it."
     rel = Path(relpath).as_posix()
@@ -172,6 +173,7 @@ def locate(relpath) -> tuple[str, Path]|None:
     if m is not None and (m/rel).is_file(): return 'mirror', m/rel
     return None
 
+# %% ../../nbs/01_data_storage.ipynb #bee5b534
 def available(relpath) -> bool:
     "True when the file is in the cache or the mirror (nothing is downloaded)."
     return locate(relpath) is not None
@@ -218,6 +220,7 @@ class SafeUnpickler(pickle.Unpickler):
     "An unpickler that refuses every class: only plain containers, strings and numbers load."
     def find_class(self, module, name): raise pickle.UnpicklingError(f'refused to load class {module}.{name} from a pickle')
 
+# %% ../../nbs/01_data_storage.ipynb #d57ee028
 def safe_unpickle(path):
     "Load a pickle of plain data with `SafeUnpickler`; `DataError` on anything else."
     try:
@@ -233,6 +236,7 @@ def read_json(path):
     except json.JSONDecodeError as e: raise DataError(f'invalid JSON: {e.msg} at column {e.colno}', path, e.lineno) from None
     except UnicodeDecodeError as e: raise DataError(f'not UTF-8 text: {e}', path) from None
 
+# %% ../../nbs/01_data_storage.ipynb #1ce82a29
 def json_objects(path) -> list[tuple[str, dict]]:
     "The objects of a JSON file holding a list of objects, each with where it is (`file (row i)`, for error messages)."
     d = read_json(path)
@@ -348,6 +352,7 @@ class data_env:
             else: os.environ[k] = v
         clear_caches()
 
+# %% ../../nbs/01_data_storage.ipynb #9d2ed88d
 def clear_caches():
     "Forget parsed files and checksum results held in this process."
     _VERIFIED.clear(); _RECORD.update(path=None, data=None); _read_manifest.cache_clear()
@@ -370,6 +375,7 @@ def get_field(rec:dict, key:str, types, path=None, line=None, default=..., prefi
     if not ok: raise DataError(f"expected {' or '.join(_TYPE_NAMES.get(t, t.__name__) for t in types)}, got {type(v).__name__} {v!r:.60}", path, line, prefix + key)
     return v
 
+# %% ../../nbs/01_data_storage.ipynb #36b8f1f2
 def scores_of(rec:dict, dims:list[str], path=None, line=None, key:str|None='scores') -> dict[str, float]:
     "The human scores of a row (under `key`, or top-level when `key` is None): exactly `dims`, each a number."
     src = rec if key is None else get_field(rec, key, dict, path, line)
@@ -404,6 +410,7 @@ def catalog():
                  role=e.role, model=e.model, split=e.split) for e in manifest().values()]
     return pd.DataFrame(rows)
 
+# %% ../../nbs/01_data_storage.ipynb #9d173e96
 def check_all(progress:bool=True):
     "Verify the SHA-256 of every catalogued file found in the cache or the mirror: status ok, mismatch or missing."
     rows = []
