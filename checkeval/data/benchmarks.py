@@ -289,6 +289,7 @@ def benchmark_paths(name:str) -> list[Path]:
     files = _READERS[info.name][0](info)
     return [resolve(f) for f in files] if info.source == 'catalog' else [Path(f) for f in files]
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #6d882407
 def benchmark_files(name:str) -> dict[str, str]:
     "{file: SHA-256} of every file benchmark `name` is read from (catalog paths with their catalogued checksums; export files hashed)."
     info = benchmark_info(name)
@@ -328,6 +329,7 @@ def show(name:str, n:int=3, width:int|None=80):
             df[c] = df[c].map(lambda s: s if not isinstance(s, str) or len(s) <= width else s[:width - 1] + '…')
     return df
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #1fa9b96c
 def benchmark_defects(name:str) -> pd.DataFrame:
     "Rows as found but defective: items whose `meta['defect']` says why, and for a `complete_grid` benchmark each (system, group) with no item."
     info, items = benchmark_info(name), load_benchmark(name)
@@ -339,6 +341,7 @@ def benchmark_defects(name:str) -> pd.DataFrame:
             rows += [dict(benchmark=info.name, system_id=s, group_id=g, item_id=None, defect='missing response') for g in groups if (s, g) not in have]
     return pd.DataFrame(rows, columns=['benchmark', 'system_id', 'group_id', 'item_id', 'defect'])
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #54fd2275
 def defect_counts(name:str) -> dict[str, int]:
     "{defect: count} of `benchmark_defects(name)`."
     return benchmark_defects(name)['defect'].value_counts().to_dict()
