@@ -101,6 +101,7 @@ def build_catalog(*sources) -> dict:
                                    'No data is stored here: files are resolved from the cache, the mirror or their upstream URL.',
             'files': res}
 
+# %% ../../nbs/01e_data_sources.ipynb #616bc6a1
 def write_catalog(*sources, dests=None) -> list[Path]:
     "Write the manifest to `data/catalog.json` of the checkout and to the package copy."
     cat = build_catalog(*sources)
