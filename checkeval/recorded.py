@@ -58,6 +58,7 @@ def checklist_size(text:str) -> int:
     if not n: raise DataError(f'a recorded checklist without numbered items: {str(text)[:60]!r}')
     return n
 
+# %% ../nbs/22_recorded.ipynb #05315657
 def _f1(recall:float, precision:float) -> float:
     "Harmonic mean, 0 when both are 0 (as the authors' F1)."
     return 0.0 if recall + precision == 0 else 2*recall*precision/(recall + precision)
@@ -103,6 +104,7 @@ def keypoint_correlations(scores, human:str='expert', statistics:Sequence[str]=(
     frame['group_id'] = frame['item_id']
     return correlation_rows(frame, levels=('sample',), statistics=statistics, n_boot=n_boot, seed=seed, average=False)
 
+# %% ../nbs/22_recorded.ipynb #f1ec9370
 def legal_sts_table(human:str='expert', statistics:Sequence[str]=('pearson', 'spearman'), n_boot:int=0,
                     judge:str=RECORDED_LEGAL_JUDGE) -> 'pd.DataFrame':
     "Check-Eval's legal STS Table 1 recomputed from the authors' recorded GPT-4-turbo outputs (long format, variants `reference`, `candidate`, `f1`)."
@@ -159,6 +161,7 @@ def hanna_llm_frame() -> pd.DataFrame:
     d = d.merge(items, left_on=['prompt_id', 'system_id'], right_on=['group_id', 'system_id'], how='inner')
     return d[['item_id', 'group_id', 'system_id', 'judge', 'variant', 'dimension', 'score', 'failed']]
 
+# %% ../nbs/22_recorded.ipynb #9e665ec4
 def hanna_llm(levels:Sequence[str]=('sample', 'system'), n_boot:int=0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     "HANNA LLM ratings: (correlation rows, agreement rows, readable summary with failure counts)."
     d = hanna_llm_frame()
@@ -184,6 +187,7 @@ def lexical_rows(benchmarks:Sequence[str]=LEXICAL_BENCHMARKS, n_boot:int=0) -> p
     "Lexical-baseline correlation rows for every benchmark with references (each at its literature level)."
     return pd.concat([lexical_correlation_rows(b, n_boot=n_boot) for b in benchmarks], ignore_index=True)
 
+# %% ../nbs/22_recorded.ipynb #9507d25d
 def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequence[str]=LEXICAL_BENCHMARKS) -> dict[str, Path]:
     """Compute every judge-free table (lexical baselines, recorded judgments), merge its rows into
     `correlations.csv` and `agreement.csv` (long format) and write Markdown tables under `out_dir`
