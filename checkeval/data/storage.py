@@ -126,6 +126,7 @@ def _known_sha(key:tuple) -> str|None:
     if isinstance(r, dict) and (r.get('size'), r.get('mtime_ns'), r.get('ctime_ns'), r.get('inode')) == key[1:]: return r.get('sha256')
     return None
 
+# %% ../../nbs/01_data_storage.ipynb #4473c811
 def verify_file(path, entry:CatalogEntry, force:bool=False) -> Path:
     "Check `path` against `entry`: size, then SHA-256 (always for small files, else once per size, mtime, ctime and inode); `DataError` on mismatch."
     path = Path(path)
@@ -245,6 +246,7 @@ def json_objects(path) -> list[tuple[str, dict]]:
         if not isinstance(r, dict): raise DataError('expected an object', f'{path} (row {i})')
     return [(f'{path} (row {i})', r) for i, r in enumerate(d)]
 
+# %% ../../nbs/01_data_storage.ipynb #1c4c7c38
 def _rb_jsonl_from_json_list(inputs):
     rows = read_json(inputs[0])
     if not isinstance(rows, list): raise DataError('expected a JSON list', inputs[0])
@@ -266,6 +268,7 @@ def _rb_summeval_join(inputs):
                              references=d['ref_summs'], system_output=s['sys_summ'], system_output_original=q['summary'], scores=s['scores']))
     return _jsonl_bytes(rows)
 
+# %% ../../nbs/01_data_storage.ipynb #2837c869
 HANNA_DIMENSIONS = ['relevance', 'coherence', 'empathy', 'surprise', 'engagement', 'complexity']
 
 def _rb_hanna_models(inputs):
@@ -290,6 +293,7 @@ def _rb_legal_sts_rows(inputs):
             for r in files[0] if r['Unnamed: 0'] in common]
     return _jsonl_bytes(sorted(rows, key=lambda r: r['row_index']))
 
+# %% ../../nbs/01_data_storage.ipynb #b67922f7
 ELLIPSE_ZIP_PASSWORD = b'ellipse_test'  # published in the ELLIPSE-Corpus README
 
 def _rb_ellipse_unzip(inputs):
