@@ -78,6 +78,10 @@ _INFOS = [
     BenchmarkInfo(name='qags_xsum', title='QAGS-XSum', task='factual consistency of summaries', file='benchmarks/qags/qags_xsum.jsonl',
         dimensions=_dims((0,1), consistency='Share of summary sentences annotators judged to be supported by the article.'),
         group_by='doc_id (one summary per document)', levels=['sample'], license='MIT (UniEval repository)'),
+]
+
+# %% ../../nbs/01a_data_benchmarks.ipynb #d42438ea
+_INFOS += [
     BenchmarkInfo(name='hanna', title='HANNA', task='story generation from a prompt', file='benchmarks/hanna/hanna.jsonl',
         dimensions=_dims((1,5), relevance='The story matches its prompt.',
                                coherence='The story makes sense as a whole and its events follow logically.',
@@ -98,6 +102,10 @@ _INFOS = [
     BenchmarkInfo(name='sfhot', title='SFHOT', task='data-to-text (hotel dialogue acts)', file='benchmarks/data2text/sfhot.jsonl',
         dimensions=_SF_DIMS,
         group_by='source (dialogue act)', levels=['sample'], license='MIT (UniEval repository)'),
+]
+
+# %% ../../nbs/01a_data_benchmarks.ipynb #80304f9d
+_INFOS += [
     BenchmarkInfo(name='newsroom', title='Newsroom (human evaluation subset)', task='news summarisation', file='benchmarks/newsroom/newsroom.jsonl',
         dimensions=_dims((1,5), coherence='The summary is well organised and its sentences fit together.',
                                fluency='The sentences are well written and grammatical.',
