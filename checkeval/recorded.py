@@ -188,24 +188,9 @@ def lexical_rows(benchmarks:Sequence[str]=LEXICAL_BENCHMARKS, n_boot:int=0) -> p
     return pd.concat([lexical_correlation_rows(b, n_boot=n_boot) for b in benchmarks], ignore_index=True)
 
 # %% ../nbs/22_recorded.ipynb #9507d25d
-def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequence[str]=LEXICAL_BENCHMARKS) -> dict[str, Path]:
-    """Compute every judge-free table (lexical baselines, recorded judgments), merge its rows into
-    `correlations.csv` and `agreement.csv` (long format) and write Markdown tables under `out_dir`
-    (default `figures/tables/`).
-
-    The CSVs are shared with the other writers (paper notebooks): `reporting.merge_long_csv` replaces
-    only the rows whose key is written here and keeps every other row. Returns the paths written.
-    Bootstrap CIs (`n_boot` resamples of groups) are included in the CSV."""
+def _judge_free_md(benchmarks, lex, uni_table, ce_rows, ce_table, h_summary, agree) -> list[str]:
+    "The lines of `judge_free.md`: every judge-free table as Markdown, with where its numbers come from."
     def _md(df): return to_markdown(df).rstrip('\n')
-    out = Path(out_dir) if out_dir is not None else figures_root()/'tables'
-    out.mkdir(parents=True, exist_ok=True)
-    lex = lexical_rows(benchmarks, n_boot=n_boot)
-    uni_rows, uni_table = unieval_topical_chat(n_boot=n_boot)
-    ce_rows, ce_table = check_eval_legal(n_boot=n_boot)
-    h_corr, h_agree, h_summary = hanna_llm(n_boot=0)
-    corr = pd.concat([lex, uni_rows, ce_rows, h_corr], ignore_index=True)[CORRELATION_COLUMNS]
-    agree = h_agree[AGREEMENT_COLUMNS]
-    paths = dict(correlations=merge_long_csv(corr, 'correlations', out), agreement=merge_long_csv(agree, 'agreement', out))
     md = ['# Judge-free tables', '',
           'Computed by `checkeval.recorded.write_tables` from the data mirror; no LLM judge was called.',
           'Lexical metrics: judge `none`. Recorded judgments: UniEval (released predictions), Check-Eval run by its authors with',
@@ -226,6 +211,27 @@ def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequenc
     md += ['## HANNA LLM ratings (method likert; judges as named)', '', _md(h_summary), '',
            '## HANNA LLM agreement (Krippendorff alpha, interval, per story)', '',
            _md(agree[agree.dimension == 'average'][['judge_group', 'statistic', 'value', 'n_judges', 'n_units']]), '']
+    return md
+
+# %% ../nbs/22_recorded.ipynb #de35cb99
+def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequence[str]=LEXICAL_BENCHMARKS) -> dict[str, Path]:
+    """Compute every judge-free table (lexical baselines, recorded judgments), merge its rows into
+    `correlations.csv` and `agreement.csv` (long format) and write Markdown tables under `out_dir`
+    (default `figures/tables/`).
+
+    The CSVs are shared with the other writers (paper notebooks): `reporting.merge_long_csv` replaces
+    only the rows whose key is written here and keeps every other row. Returns the paths written.
+    Bootstrap CIs (`n_boot` resamples of groups) are included in the CSV."""
+    out = Path(out_dir) if out_dir is not None else figures_root()/'tables'
+    out.mkdir(parents=True, exist_ok=True)
+    lex = lexical_rows(benchmarks, n_boot=n_boot)
+    uni_rows, uni_table = unieval_topical_chat(n_boot=n_boot)
+    ce_rows, ce_table = check_eval_legal(n_boot=n_boot)
+    h_corr, h_agree, h_summary = hanna_llm(n_boot=0)
+    corr = pd.concat([lex, uni_rows, ce_rows, h_corr], ignore_index=True)[CORRELATION_COLUMNS]
+    agree = h_agree[AGREEMENT_COLUMNS]
+    paths = dict(correlations=merge_long_csv(corr, 'correlations', out), agreement=merge_long_csv(agree, 'agreement', out))
+    md = _judge_free_md(benchmarks, lex, uni_table, ce_rows, ce_table, h_summary, agree)
     paths['markdown'] = out / 'judge_free.md'
     paths['markdown'].write_text('\n'.join(md) + '\n', encoding='utf-8')
     return paths
