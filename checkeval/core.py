@@ -214,6 +214,10 @@ class Judgment(Keyed):
 # %% ../nbs/00_core.ipynb #278131d3
 R = TypeVar('R', bound=Record)
 
+def _is_json(s):
+    try: json.loads(s); return True
+    except json.JSONDecodeError: return False
+
 def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
     "Yield dicts (or `model` instances) from a JSON Lines file, naming file and line on any error."
     path = Path(path)
@@ -230,11 +234,7 @@ def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
                 if not isinstance(d, dict): raise DataError(f'expected a JSON object, got {type(d).__name__}', path, i)
                 yield d
 
-# %% ../nbs/00_core.ipynb #bb9504a4
-def _is_json(s):
-    try: json.loads(s); return True
-    except json.JSONDecodeError: return False
-
+# %% ../nbs/00_core.ipynb #34d06996
 def read_jsonl(path, model:type[R]|None=None) -> list:
     "All records of a JSON Lines file (see `iter_jsonl`)."
     return list(iter_jsonl(path, model))
