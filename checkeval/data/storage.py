@@ -20,8 +20,8 @@ from ..settings import (ENV_CACHE, ENV_CATALOG, ENV_MIRROR, ENV_OFFLINE, ENV_TIM
 # %% auto #0
 __all__ = ['ALWAYS_HASH_BYTES', 'PACKAGED_WEIGHTS', 'SUMMEVAL_PPAIRS_SYSTEMS', 'HANNA_DIMENSIONS', 'ELLIPSE_ZIP_PASSWORD',
            'REBUILDERS', 'CatalogEntry', 'manifest', 'catalog_entry', 'verify_file', 'packaged_weights', 'locate',
-           'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'read_json', 'json_objects', 'data_env',
-           'clear_caches', 'get_field', 'scores_of', 'jsonl_rows', 'catalog', 'check_all']
+           'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'read_json', 'json_objects', 'clear_caches',
+           'data_env', 'get_field', 'scores_of', 'jsonl_rows', 'catalog', 'check_all']
 
 # %% ../../nbs/01_data_storage.ipynb #75f8b048
 class CatalogEntry(Record):
@@ -340,6 +340,14 @@ def _rebuild(e:CatalogEntry, what:str) -> Path:
     _remember(_stat_key(dest), e.sha256)
     return dest
 
+# %% ../../nbs/01_data_storage.ipynb #9d2ed88d
+def clear_caches():
+    "Forget parsed files and checksum results held in this process."
+    _VERIFIED.clear(); _RECORD.update(path=None, data=None); _read_manifest.cache_clear()
+    for f in _CACHED: f.cache_clear()
+
+_CACHED: list = []
+
 # %% ../../nbs/01_data_storage.ipynb #6fbc8dfc
 class data_env:
     "Context manager that points the catalog, mirror and cache at other places (tests, examples); restores them on exit."
@@ -355,14 +363,6 @@ class data_env:
             if v is None: os.environ.pop(k, None)
             else: os.environ[k] = v
         clear_caches()
-
-# %% ../../nbs/01_data_storage.ipynb #9d2ed88d
-def clear_caches():
-    "Forget parsed files and checksum results held in this process."
-    _VERIFIED.clear(); _RECORD.update(path=None, data=None); _read_manifest.cache_clear()
-    for f in _CACHED: f.cache_clear()
-
-_CACHED: list = []
 
 # %% ../../nbs/01_data_storage.ipynb #2a0ba63c
 _TYPE_NAMES = {str: 'a string', int: 'an integer', float: 'a number', list: 'a list', dict: 'an object'}
