@@ -214,6 +214,10 @@ class Judgment(Keyed):
 # %% ../nbs/00_core.ipynb #278131d3
 R = TypeVar('R', bound=Record)
 
+def _is_json(s):
+    try: json.loads(s); return True
+    except json.JSONDecodeError: return False
+
 def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
     "Yield dicts (or `model` instances) from a JSON Lines file, naming file and line on any error."
     path = Path(path)
@@ -230,14 +234,12 @@ def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
                 if not isinstance(d, dict): raise DataError(f'expected a JSON object, got {type(d).__name__}', path, i)
                 yield d
 
-def _is_json(s):
-    try: json.loads(s); return True
-    except json.JSONDecodeError: return False
-
+# %% ../nbs/00_core.ipynb #34d06996
 def read_jsonl(path, model:type[R]|None=None) -> list:
     "All records of a JSON Lines file (see `iter_jsonl`)."
     return list(iter_jsonl(path, model))
 
+# %% ../nbs/00_core.ipynb #b03dd7fa
 def write_jsonl(path, records:Iterable, append:bool=False) -> Path:
     "Write records (pydantic models or dicts) as JSON Lines; atomic unless `append`."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)

@@ -53,6 +53,7 @@ def answer_class(token:str) -> str|None:
     t = _EDGES.sub('', token_text(token)).lower()
     return t if t in ('yes', 'no') else None
 
+# %% ../nbs/06_parsing.ipynb #153e940a
 def _positions(top_logprobs) -> list:
     "The per-position dicts of `top_logprobs`: a list of {token: logprob}, or one such dict (one position)."
     if not top_logprobs: return []
@@ -77,6 +78,7 @@ def yes_no_mass(top_logprobs:Sequence[Mapping[str, float]]|Mapping[str, float]|N
         if y + n > 0: return y, n
     return 0., 0.
 
+# %% ../nbs/06_parsing.ipynb #778c26d5
 def normalized_yes(top_logprobs:Sequence[Mapping[str, float]]|Mapping[str, float]|None, position:int|None=None) -> float|None:
     "P(yes) / (P(yes) + P(no)) at `position` (None: the first position where either appears); None when neither appears."
     y, n = yes_no_mass(top_logprobs, position)

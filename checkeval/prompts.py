@@ -62,6 +62,7 @@ def find_template(name:str) -> Path:
         if p.exists(): return p
     raise DataError(f'no template {name!r}; looked in ' + ', '.join(str(d) for d in prompt_dirs()))
 
+# %% ../nbs/02_prompts.ipynb #56c1260a
 @lru_cache(maxsize=1024)
 def _parsed_template(path:str, mtime_ns:int, size:int) -> PromptTemplate:
     "A template file read and compiled once per version of the file (its path, modification time and size)."
@@ -74,6 +75,7 @@ def load_template(name:str) -> PromptTemplate:
     t.meta = copy.deepcopy(t.meta)
     return t
 
+# %% ../nbs/02_prompts.ipynb #49588064
 def list_templates() -> list[str]:
     "Names of every template available."
     names = set()
@@ -81,6 +83,7 @@ def list_templates() -> list[str]:
         if d.is_dir(): names |= {str(p.relative_to(d).with_suffix('')) for p in d.rglob('*.yaml')}
     return sorted(names)
 
+# %% ../nbs/02_prompts.ipynb #956a5891
 def render(name:str, **variables) -> list[dict]:
     "Render template `name` into chat messages."
     return load_template(name).render(**variables)
@@ -94,6 +97,7 @@ def fence(text:str|None, tag:str='text') -> str:
 
 _env.filters['fence'] = fence
 
+# %% ../nbs/02_prompts.ipynb #896a078f
 def numbered(items, start:int=1, fmt:str='Q{i}: {text}') -> str:
     "Number a list of strings (or objects with `.text`) one per line, e.g. 'Q1: ...'."
     return '\n'.join(fmt.format(i=i, text=getattr(x, 'text', x)) for i,x in enumerate(items, start))

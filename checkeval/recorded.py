@@ -58,6 +58,7 @@ def checklist_size(text:str) -> int:
     if not n: raise DataError(f'a recorded checklist without numbered items: {str(text)[:60]!r}')
     return n
 
+# %% ../nbs/22_recorded.ipynb #05315657
 def _f1(recall:float, precision:float) -> float:
     "Harmonic mean, 0 when both are 0 (as the authors' F1)."
     return 0.0 if recall + precision == 0 else 2*recall*precision/(recall + precision)
@@ -103,6 +104,7 @@ def keypoint_correlations(scores, human:str='expert', statistics:Sequence[str]=(
     frame['group_id'] = frame['item_id']
     return correlation_rows(frame, levels=('sample',), statistics=statistics, n_boot=n_boot, seed=seed, average=False)
 
+# %% ../nbs/22_recorded.ipynb #f1ec9370
 def legal_sts_table(human:str='expert', statistics:Sequence[str]=('pearson', 'spearman'), n_boot:int=0,
                     judge:str=RECORDED_LEGAL_JUDGE) -> 'pd.DataFrame':
     "Check-Eval's legal STS Table 1 recomputed from the authors' recorded GPT-4-turbo outputs (long format, variants `reference`, `candidate`, `f1`)."
@@ -159,6 +161,7 @@ def hanna_llm_frame() -> pd.DataFrame:
     d = d.merge(items, left_on=['prompt_id', 'system_id'], right_on=['group_id', 'system_id'], how='inner')
     return d[['item_id', 'group_id', 'system_id', 'judge', 'variant', 'dimension', 'score', 'failed']]
 
+# %% ../nbs/22_recorded.ipynb #9e665ec4
 def hanna_llm(levels:Sequence[str]=('sample', 'system'), n_boot:int=0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     "HANNA LLM ratings: (correlation rows, agreement rows, readable summary with failure counts)."
     d = hanna_llm_frame()
@@ -184,24 +187,10 @@ def lexical_rows(benchmarks:Sequence[str]=LEXICAL_BENCHMARKS, n_boot:int=0) -> p
     "Lexical-baseline correlation rows for every benchmark with references (each at its literature level)."
     return pd.concat([lexical_correlation_rows(b, n_boot=n_boot) for b in benchmarks], ignore_index=True)
 
-def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequence[str]=LEXICAL_BENCHMARKS) -> dict[str, Path]:
-    """Compute every judge-free table (lexical baselines, recorded judgments), merge its rows into
-    `correlations.csv` and `agreement.csv` (long format) and write Markdown tables under `out_dir`
-    (default `figures/tables/`).
-
-    The CSVs are shared with the other writers (paper notebooks): `reporting.merge_long_csv` replaces
-    only the rows whose key is written here and keeps every other row. Returns the paths written.
-    Bootstrap CIs (`n_boot` resamples of groups) are included in the CSV."""
+# %% ../nbs/22_recorded.ipynb #9507d25d
+def _judge_free_md(benchmarks, lex, uni_table, ce_rows, ce_table, h_summary, agree) -> list[str]:
+    "The lines of `judge_free.md`: every judge-free table as Markdown, with where its numbers come from."
     def _md(df): return to_markdown(df).rstrip('\n')
-    out = Path(out_dir) if out_dir is not None else figures_root()/'tables'
-    out.mkdir(parents=True, exist_ok=True)
-    lex = lexical_rows(benchmarks, n_boot=n_boot)
-    uni_rows, uni_table = unieval_topical_chat(n_boot=n_boot)
-    ce_rows, ce_table = check_eval_legal(n_boot=n_boot)
-    h_corr, h_agree, h_summary = hanna_llm(n_boot=0)
-    corr = pd.concat([lex, uni_rows, ce_rows, h_corr], ignore_index=True)[CORRELATION_COLUMNS]
-    agree = h_agree[AGREEMENT_COLUMNS]
-    paths = dict(correlations=merge_long_csv(corr, 'correlations', out), agreement=merge_long_csv(agree, 'agreement', out))
     md = ['# Judge-free tables', '',
           'Computed by `checkeval.recorded.write_tables` from the data mirror; no LLM judge was called.',
           'Lexical metrics: judge `none`. Recorded judgments: UniEval (released predictions), Check-Eval run by its authors with',
@@ -222,6 +211,27 @@ def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequenc
     md += ['## HANNA LLM ratings (method likert; judges as named)', '', _md(h_summary), '',
            '## HANNA LLM agreement (Krippendorff alpha, interval, per story)', '',
            _md(agree[agree.dimension == 'average'][['judge_group', 'statistic', 'value', 'n_judges', 'n_units']]), '']
+    return md
+
+# %% ../nbs/22_recorded.ipynb #de35cb99
+def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequence[str]=LEXICAL_BENCHMARKS) -> dict[str, Path]:
+    """Compute every judge-free table (lexical baselines, recorded judgments), merge its rows into
+    `correlations.csv` and `agreement.csv` (long format) and write Markdown tables under `out_dir`
+    (default `figures/tables/`).
+
+    The CSVs are shared with the other writers (paper notebooks): `reporting.merge_long_csv` replaces
+    only the rows whose key is written here and keeps every other row. Returns the paths written.
+    Bootstrap CIs (`n_boot` resamples of groups) are included in the CSV."""
+    out = Path(out_dir) if out_dir is not None else figures_root()/'tables'
+    out.mkdir(parents=True, exist_ok=True)
+    lex = lexical_rows(benchmarks, n_boot=n_boot)
+    uni_rows, uni_table = unieval_topical_chat(n_boot=n_boot)
+    ce_rows, ce_table = check_eval_legal(n_boot=n_boot)
+    h_corr, h_agree, h_summary = hanna_llm(n_boot=0)
+    corr = pd.concat([lex, uni_rows, ce_rows, h_corr], ignore_index=True)[CORRELATION_COLUMNS]
+    agree = h_agree[AGREEMENT_COLUMNS]
+    paths = dict(correlations=merge_long_csv(corr, 'correlations', out), agreement=merge_long_csv(agree, 'agreement', out))
+    md = _judge_free_md(benchmarks, lex, uni_table, ce_rows, ce_table, h_summary, agree)
     paths['markdown'] = out / 'judge_free.md'
     paths['markdown'].write_text('\n'.join(md) + '\n', encoding='utf-8')
     return paths

@@ -30,6 +30,7 @@ def figures_root() -> Path:
     "`figures/` of the checkout (`checkeval.settings.figures_dir`; the current directory's outside one)."
     return figures_dir()
 
+# %% ../nbs/30_reporting.ipynb #4e2a5c6c
 def to_markdown(df:pd.DataFrame, floatfmt:str='.3f') -> str:
     "A GitHub-flavoured Markdown table (no extra dependency)."
     def cell(v):
@@ -314,6 +315,7 @@ def scores_with_human(benchmark:str, methods:Sequence[str]|None=None, root=None)
 # %% ../nbs/30_reporting.ipynb #d20f380f
 def paper_dir(paper:str) -> Path: return figures_root()/paper
 
+# %% ../nbs/30_reporting.ipynb #a19d37a1
 def paper_provenance(paper:str, name:str, judges=(), source:str='runs', runs:pd.DataFrame|None=None, **extra) -> dict:
     "Provenance of one paper table/figure: which judges produced it and from what (`runs`, `recorded`, `catalog`)."
     cfg = {'paper': paper, 'item': name, 'judges': sorted(set(judges)), 'source': source, **extra}

@@ -46,6 +46,7 @@ ENV_VARS: dict[str, str] = {
 # %% ../nbs/00a_settings.ipynb #68df1d36
 class UserError(Exception): "A user's mistake: the message is one line naming what to change."
 
+# %% ../nbs/00a_settings.ipynb #5924d06a
 class UnknownName(UserError, KeyError):
     "A name (method, judge, benchmark, ...) that no registry knows; the message lists the known ones."
     def __str__(self): return str(self.args[0]) if self.args else ''
@@ -53,21 +54,25 @@ class UnknownName(UserError, KeyError):
 # %% ../nbs/00a_settings.ipynb #4409eaec
 class SettingsError(UserError, ValueError): "An environment variable holds a value of the wrong kind."
 
+# %% ../nbs/00a_settings.ipynb #ab819d7d
 def env(name:str) -> str|None:
     "The value of the environment variable `name`, or None when it is unset or blank."
     v = os.environ.get(name)
     return v if v is not None and v.strip() else None
 
+# %% ../nbs/00a_settings.ipynb #2f2db8a8
 def env_path(name:str) -> Path|None:
     "The variable `name` as a path (`~` expanded), or None."
     v = env(name)
     return Path(v).expanduser() if v is not None else None
 
+# %% ../nbs/00a_settings.ipynb #ef2748a2
 def env_flag(name:str, default:bool=False) -> bool:
     "The variable `name` read as a yes/no switch (`0`, `false`, `no`, `off` are no)."
     v = env(name)
     return default if v is None else v.strip().lower() not in ('0', 'false', 'no', 'off')
 
+# %% ../nbs/00a_settings.ipynb #93ee829d
 def env_number(name:str, default:float, kind=float):
     "The variable `name` as a number of `kind`, else `default`; `SettingsError` for text that is not one."
     v = env(name)
@@ -92,10 +97,12 @@ def repo_root() -> Path|None:
             if _is_checkout(d): return d
     return None
 
+# %% ../nbs/00a_settings.ipynb #141cccb5
 def checkout_root() -> Path:
     "`repo_root()`, else the working directory."
     return repo_root() or Path.cwd()
 
+# %% ../nbs/00a_settings.ipynb #2b7dba00
 def package_dir() -> Path:
     "The installed `checkeval` package folder (its templates and packaged catalog live there)."
     return _HERE if _HERE.name == 'checkeval' else checkout_root()/'checkeval'
@@ -110,22 +117,27 @@ def local_root() -> Path:
     r = repo_root()
     return r/'data' if r is not None else _user_cache()
 
+# %% ../nbs/00a_settings.ipynb #e761ec6e
 def raw_data_dir() -> Path:
     "Catalogued data files downloaded or rebuilt here (`<local_root>/raw`, the mirror's layout; git-ignored)."
     return local_root()/'raw'
 
+# %% ../nbs/00a_settings.ipynb #1aca51a0
 def cache_dir() -> Path:
     "Computed things kept between runs (`<local_root>/cache`): judge answers, converted models, lexical scores."
     return local_root()/'cache'
 
+# %% ../nbs/00a_settings.ipynb #d5a05e17
 def models_dir() -> Path:
     "Built-in models converted once (`<cache_dir>/models`)."
     return cache_dir()/'models'
 
+# %% ../nbs/00a_settings.ipynb #fd3667e7
 def judge_cache_path() -> Path:
     "The judges' answer cache (`<cache_dir>/judges.sqlite`)."
     return cache_dir()/'judges.sqlite'
 
+# %% ../nbs/00a_settings.ipynb #6ed2755b
 def runs_dir() -> Path:
     "Where runs live: `$CHECKEVAL_RUNS`, else `data/runs` of the checkout, else `~/.cache/checkeval/runs`."
     p = env_path(ENV_RUNS)
@@ -133,6 +145,7 @@ def runs_dir() -> Path:
     r = repo_root()
     return r/'data'/'runs' if r is not None else _user_cache()/'runs'
 
+# %% ../nbs/00a_settings.ipynb #bbc7ac87
 def stamps_dir() -> Path:
     "The reproduction's stamps, one per grid point that ran (`<runs_dir>/.reproduce`)."
     return runs_dir()/'.reproduce'
@@ -146,6 +159,7 @@ def mirror_dir() -> Path|None:
     if r is not None and (r.parent/'shared'/'data').is_dir(): return (r.parent/'shared'/'data').resolve()
     return None
 
+# %% ../nbs/00a_settings.ipynb #4e056a6c
 def catalog_path() -> Path:
     "The manifest in use: `$CHECKEVAL_CATALOG`, else `data/catalog.json` of the checkout, else the copy shipped in the package."
     p = env_path(ENV_CATALOG)
@@ -154,14 +168,17 @@ def catalog_path() -> Path:
     if r is not None and (r/'data'/'catalog.json').is_file(): return r/'data'/'catalog.json'
     return package_dir()/'resources'/'catalog.json'
 
+# %% ../nbs/00a_settings.ipynb #3c58ecea
 def offline() -> bool:
     "True when downloads are forbidden (`$CHECKEVAL_OFFLINE`)."
     return env_flag(ENV_OFFLINE)
 
+# %% ../nbs/00a_settings.ipynb #695a76be
 def download_timeout() -> float:
     "Seconds before a download gives up (`$CHECKEVAL_DOWNLOAD_TIMEOUT`, default 60)."
     return env_number(ENV_TIMEOUT, 60.0)
 
+# %% ../nbs/00a_settings.ipynb #a7cdb50e
 def wildbench_dir() -> Path|None:
     "The local export of the WildBench release (`$CHECKEVAL_WILDBENCH`), or None."
     return env_path(ENV_WILDBENCH)
@@ -171,10 +188,12 @@ def configs_dir() -> Path:
     "`configs/` of the checkout."
     return checkout_root()/'configs'
 
+# %% ../nbs/00a_settings.ipynb #252c6afc
 def grid_path() -> Path:
     "The reproduction grid: `$CHECKEVAL_GRID`, else `configs/grid.yaml` of the checkout."
     return env_path(ENV_GRID) or configs_dir()/'grid.yaml'
 
+# %% ../nbs/00a_settings.ipynb #1bb8bc3a
 def judges_config_path() -> Path|None:
     "`$CHECKEVAL_JUDGES` (which must exist), else `configs/judges.yaml` of the checkout (None when neither exists)."
     p = env_path(ENV_JUDGES)
@@ -185,6 +204,7 @@ def judges_config_path() -> Path|None:
     if r is not None and (r/'configs'/'judges.yaml').exists(): return r/'configs'/'judges.yaml'
     return None
 
+# %% ../nbs/00a_settings.ipynb #431bb8f3
 def prompt_dirs() -> list[Path]:
     "Folders searched for prompt templates, highest priority first: `$CHECKEVAL_PROMPTS`, `configs/prompts/`, the package's."
     dirs = [p] if (p := env_path(ENV_PROMPTS)) is not None else []
@@ -196,18 +216,22 @@ def prompt_dirs() -> list[Path]:
         if d.resolve() not in seen: seen.add(d.resolve()); res.append(d)
     return res
 
+# %% ../nbs/00a_settings.ipynb #690b96d6
 def figures_dir() -> Path:
     "`$CHECKEVAL_FIGURES`, else `figures/` of the checkout (or of the working directory outside one)."
     return env_path(ENV_FIGURES) or checkout_root()/'figures'
 
+# %% ../nbs/00a_settings.ipynb #299eee13
 def output_label() -> str|None:
     "The label every table and figure title carries (`$CHECKEVAL_OUTPUT_LABEL`), or None."
     return env(ENV_LABEL)
 
+# %% ../nbs/00a_settings.ipynb #b473b70d
 def rehearsal_dir() -> Path:
     "Everything `checkeval rehearse` writes (runs, judge cache, tables, figures): `<local_root>/rehearsal`."
     return local_root()/'rehearsal'
 
+# %% ../nbs/00a_settings.ipynb #a86f1c77
 def docs_dirs() -> dict[str, Path]:
     "The docs site's folders in the checkout: nbdev's processed notebooks (`proc`), MkDocs' input (`docs`), the site (`site`)."
     r = checkout_root()
@@ -218,6 +242,7 @@ def show_progress() -> bool:
     "Whether progress bars are shown (`$CHECKEVAL_PROGRESS`, default yes)."
     return env_flag(ENV_PROGRESS, True)
 
+# %% ../nbs/00a_settings.ipynb #949d2fc1
 def jobs() -> int:
     "Parallel workers of the reproduction: `$CHECKEVAL_JOBS`, else min(2, CPUs)."
     n = env_number(ENV_JOBS, 0, int)

@@ -78,6 +78,10 @@ _INFOS = [
     BenchmarkInfo(name='qags_xsum', title='QAGS-XSum', task='factual consistency of summaries', file='benchmarks/qags/qags_xsum.jsonl',
         dimensions=_dims((0,1), consistency='Share of summary sentences annotators judged to be supported by the article.'),
         group_by='doc_id (one summary per document)', levels=['sample'], license='MIT (UniEval repository)'),
+]
+
+# %% ../../nbs/01a_data_benchmarks.ipynb #d42438ea
+_INFOS += [
     BenchmarkInfo(name='hanna', title='HANNA', task='story generation from a prompt', file='benchmarks/hanna/hanna.jsonl',
         dimensions=_dims((1,5), relevance='The story matches its prompt.',
                                coherence='The story makes sense as a whole and its events follow logically.',
@@ -98,6 +102,10 @@ _INFOS = [
     BenchmarkInfo(name='sfhot', title='SFHOT', task='data-to-text (hotel dialogue acts)', file='benchmarks/data2text/sfhot.jsonl',
         dimensions=_SF_DIMS,
         group_by='source (dialogue act)', levels=['sample'], license='MIT (UniEval repository)'),
+]
+
+# %% ../../nbs/01a_data_benchmarks.ipynb #80304f9d
+_INFOS += [
     BenchmarkInfo(name='newsroom', title='Newsroom (human evaluation subset)', task='news summarisation', file='benchmarks/newsroom/newsroom.jsonl',
         dimensions=_dims((1,5), coherence='The summary is well organised and its sentences fit together.',
                                fluency='The sentences are well written and grammatical.',
@@ -289,6 +297,7 @@ def benchmark_paths(name:str) -> list[Path]:
     files = _READERS[info.name][0](info)
     return [resolve(f) for f in files] if info.source == 'catalog' else [Path(f) for f in files]
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #6d882407
 def benchmark_files(name:str) -> dict[str, str]:
     "{file: SHA-256} of every file benchmark `name` is read from (catalog paths with their catalogued checksums; export files hashed)."
     info = benchmark_info(name)
@@ -328,6 +337,7 @@ def show(name:str, n:int=3, width:int|None=80):
             df[c] = df[c].map(lambda s: s if not isinstance(s, str) or len(s) <= width else s[:width - 1] + '…')
     return df
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #1fa9b96c
 def benchmark_defects(name:str) -> pd.DataFrame:
     "Rows as found but defective: items whose `meta['defect']` says why, and for a `complete_grid` benchmark each (system, group) with no item."
     info, items = benchmark_info(name), load_benchmark(name)
@@ -339,6 +349,7 @@ def benchmark_defects(name:str) -> pd.DataFrame:
             rows += [dict(benchmark=info.name, system_id=s, group_id=g, item_id=None, defect='missing response') for g in groups if (s, g) not in have]
     return pd.DataFrame(rows, columns=['benchmark', 'system_id', 'group_id', 'item_id', 'defect'])
 
+# %% ../../nbs/01a_data_benchmarks.ipynb #54fd2275
 def defect_counts(name:str) -> dict[str, int]:
     "{defect: count} of `benchmark_defects(name)`."
     return benchmark_defects(name)['defect'].value_counts().to_dict()

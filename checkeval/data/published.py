@@ -32,6 +32,7 @@ def load_arena_elo(benchmark:str, split:str='test'):
     df['rank'] = range(1, len(df) + 1)
     return df
 
+# %% ../../nbs/01c_data_published.ipynb #08de6f64
 def load_wildbench(name:str='score') -> dict:
     "A WildBench leaderboard file as a dict: `all_stat`, `score` or `wb_elo_results` (model names differ from the Arena files)."
     if name not in ('all_stat', 'score', 'wb_elo_results'): raise DataError(f"unknown WildBench file '{name}'; known: all_stat, score, wb_elo_results")
@@ -97,6 +98,7 @@ def load_hanna_metric_scores(which:str='metric'):
     df.insert(3, 'prompt_id', 'P' + df['prompt_index'].astype(str))
     return df
 
+# %% ../../nbs/01c_data_published.ipynb #a1474e35
 def load_hanna_llm():
     "LLM Likert ratings of the HANNA stories: system_id, prompt_id, judge, dimension, run (column suffix 1–4), value."
     df = load_hanna_metric_scores('llm')
@@ -105,6 +107,7 @@ def load_hanna_llm():
     df['dimension'] = df['abbr'].map(_HANNA_ABBR); df['run'] = df['run'].astype(int)
     return df[['system_id', 'prompt_id', 'prompt_index', 'judge', 'dimension', 'run', 'value']].reset_index(drop=True)
 
+# %% ../../nbs/01c_data_published.ipynb #ef591d46
 def load_hanna_user_study():
     "HANNA's user study CSV (story id, explanation, six binary answers) as a DataFrame."
     p = resolve('benchmarks/hanna/hanna_user_study.csv')

@@ -24,6 +24,7 @@ class DataWarning(UserWarning): "A data file loaded as found, with a defect the 
 
 ARENA_NAMES = {'alpacaeval': 'alpacaeval', 'arena_hard': 'arena-hard', 'mt_bench_responses': 'mt-bench', 'wildbench': 'wildbench'}
 
+# %% ../../nbs/01b_data_responses.ipynb #470a2db5
 def model_info(benchmark:str, model:str, split:str|None) -> dict:
     "`split`, `elo`, `elo_lower`, `elo_upper` of an Arena `model` on `benchmark`'s Elo file of `split` (Elo None when it is not there)."
     res = dict(split=split, elo=None, elo_lower=None, elo_upper=None)
@@ -33,6 +34,7 @@ def model_info(benchmark:str, model:str, split:str|None) -> dict:
         r = elo.loc[model]; res.update(elo=float(r['rating']), elo_lower=float(r['lower']), elo_upper=float(r['upper']))
     return res
 
+# %% ../../nbs/01b_data_responses.ipynb #e36fb3b5
 def response_entries(benchmark:str, role:str='responses') -> list:
     "Catalog entries of `benchmark` with `role` (responses, baseline responses, queries, leaderboard), test models first, by name."
     es = [e for e in manifest().values() if e.dataset == benchmark and e.role == role]
@@ -47,6 +49,7 @@ def response_item(benchmark:str, group_id:str, model:str, output:str, source:str
                 references=[r for r in (references or []) if r], output=output,
                 meta=dict(mi, response_file=response_file, defect=defect, **meta))
 
+# %% ../../nbs/01b_data_responses.ipynb #fc0c80d0
 def warn_defects(benchmark:str, items:list[Item], n_groups:int) -> str|None:
     "A `DataWarning` naming models with missing responses and counting empty outputs; returns its text (None when all is well)."
     per = Counter(i.system_id for i in items); empty = Counter(i.system_id for i in items if i.meta.get('defect') == 'empty output')

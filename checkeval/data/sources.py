@@ -25,6 +25,7 @@ _BENCH_FILES = {b.file: b.name for b in _INFOS}
 
 RESPONSE_DATASETS = {'alpacaeval': 'alpacaeval', 'arena_hard': 'arena_hard', 'mt_bench': 'mt_bench_responses'}  # sources-responses benchmark → ours
 
+# %% ../../nbs/01e_data_sources.ipynb #53a7e935
 def _describe(path:str, e:dict|None=None) -> tuple[str, list[str]]:
     "(dataset, loaders) of a mirror path (`e`: its source entry, for the model responses)."
     if e and e.get('benchmark') in RESPONSE_DATASETS:
@@ -56,6 +57,7 @@ def _describe(path:str, e:dict|None=None) -> tuple[str, list[str]]:
     if m := re.match(r'upstream/(\w+)/LICENSE', path): return f'{m[1]}_upstream', []
     return '', []
 
+# %% ../../nbs/01e_data_sources.ipynb #b325c1d8
 def _rebuild_name(e:dict) -> str|None:
     r = e.get('recipe', '')
     if r.startswith('The JSON list written one object per line'): return 'jsonl_from_json_list'
@@ -101,6 +103,7 @@ def build_catalog(*sources) -> dict:
                                    'No data is stored here: files are resolved from the cache, the mirror or their upstream URL.',
             'files': res}
 
+# %% ../../nbs/01e_data_sources.ipynb #616bc6a1
 def write_catalog(*sources, dests=None) -> list[Path]:
     "Write the manifest to `data/catalog.json` of the checkout and to the package copy."
     cat = build_catalog(*sources)

@@ -20,8 +20,8 @@ from ..settings import (ENV_CACHE, ENV_CATALOG, ENV_MIRROR, ENV_OFFLINE, ENV_TIM
 # %% auto #0
 __all__ = ['ALWAYS_HASH_BYTES', 'PACKAGED_WEIGHTS', 'SUMMEVAL_PPAIRS_SYSTEMS', 'HANNA_DIMENSIONS', 'ELLIPSE_ZIP_PASSWORD',
            'REBUILDERS', 'CatalogEntry', 'manifest', 'catalog_entry', 'verify_file', 'packaged_weights', 'locate',
-           'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'read_json', 'json_objects', 'data_env',
-           'clear_caches', 'get_field', 'scores_of', 'jsonl_rows', 'catalog', 'check_all']
+           'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'read_json', 'json_objects', 'clear_caches',
+           'data_env', 'get_field', 'scores_of', 'jsonl_rows', 'catalog', 'check_all']
 
 # %% ../../nbs/01_data_storage.ipynb #75f8b048
 class CatalogEntry(Record):
@@ -79,6 +79,7 @@ def manifest() -> dict[str, CatalogEntry]:
     if not p.is_file(): raise DataError('data catalog not found (set CHECKEVAL_CATALOG or reinstall the package)', p)
     return _read_manifest(str(p), p.stat().st_mtime_ns)
 
+# %% ../../nbs/01_data_storage.ipynb #a9f40b42
 def catalog_entry(relpath) -> CatalogEntry:
     "The entry of one file; `DataError` when the catalog does not know it."
     rel = Path(relpath).as_posix()
@@ -125,6 +126,7 @@ def _known_sha(key:tuple) -> str|None:
     if isinstance(r, dict) and (r.get('size'), r.get('mtime_ns'), r.get('ctime_ns'), r.get('inode')) == key[1:]: return r.get('sha256')
     return None
 
+# %% ../../nbs/01_data_storage.ipynb #4473c811
 def verify_file(path, entry:CatalogEntry, force:bool=False) -> Path:
     "Check `path` against `entry`: size, then SHA-256 (always for small files, else once per size, mtime, ctime and inode); `DataError` on mismatch."
     path = Path(path)
@@ -172,6 +174,7 @@ def locate(relpath) -> tuple[str, Path]|None:
     if m is not None and (m/rel).is_file(): return 'mirror', m/rel
     return None
 
+# %% ../../nbs/01_data_storage.ipynb #bee5b534
 def available(relpath) -> bool:
     "True when the file is in the cache or the mirror (nothing is downloaded)."
     return locate(relpath) is not None
@@ -218,6 +221,7 @@ class SafeUnpickler(pickle.Unpickler):
     "An unpickler that refuses every class: only plain containers, strings and numbers load."
     def find_class(self, module, name): raise pickle.UnpicklingError(f'refused to load class {module}.{name} from a pickle')
 
+# %% ../../nbs/01_data_storage.ipynb #d57ee028
 def safe_unpickle(path):
     "Load a pickle of plain data with `SafeUnpickler`; `DataError` on anything else."
     try:
@@ -233,6 +237,7 @@ def read_json(path):
     except json.JSONDecodeError as e: raise DataError(f'invalid JSON: {e.msg} at column {e.colno}', path, e.lineno) from None
     except UnicodeDecodeError as e: raise DataError(f'not UTF-8 text: {e}', path) from None
 
+# %% ../../nbs/01_data_storage.ipynb #1ce82a29
 def json_objects(path) -> list[tuple[str, dict]]:
     "The objects of a JSON file holding a list of objects, each with where it is (`file (row i)`, for error messages)."
     d = read_json(path)
@@ -241,6 +246,7 @@ def json_objects(path) -> list[tuple[str, dict]]:
         if not isinstance(r, dict): raise DataError('expected an object', f'{path} (row {i})')
     return [(f'{path} (row {i})', r) for i, r in enumerate(d)]
 
+# %% ../../nbs/01_data_storage.ipynb #1c4c7c38
 def _rb_jsonl_from_json_list(inputs):
     rows = read_json(inputs[0])
     if not isinstance(rows, list): raise DataError('expected a JSON list', inputs[0])
@@ -262,6 +268,7 @@ def _rb_summeval_join(inputs):
                              references=d['ref_summs'], system_output=s['sys_summ'], system_output_original=q['summary'], scores=s['scores']))
     return _jsonl_bytes(rows)
 
+# %% ../../nbs/01_data_storage.ipynb #2837c869
 HANNA_DIMENSIONS = ['relevance', 'coherence', 'empathy', 'surprise', 'engagement', 'complexity']
 
 def _rb_hanna_models(inputs):
@@ -286,6 +293,7 @@ def _rb_legal_sts_rows(inputs):
             for r in files[0] if r['Unnamed: 0'] in common]
     return _jsonl_bytes(sorted(rows, key=lambda r: r['row_index']))
 
+# %% ../../nbs/01_data_storage.ipynb #b67922f7
 ELLIPSE_ZIP_PASSWORD = b'ellipse_test'  # published in the ELLIPSE-Corpus README
 
 def _rb_ellipse_unzip(inputs):
@@ -332,6 +340,14 @@ def _rebuild(e:CatalogEntry, what:str) -> Path:
     _remember(_stat_key(dest), e.sha256)
     return dest
 
+# %% ../../nbs/01_data_storage.ipynb #9d2ed88d
+def clear_caches():
+    "Forget parsed files and checksum results held in this process."
+    _VERIFIED.clear(); _RECORD.update(path=None, data=None); _read_manifest.cache_clear()
+    for f in _CACHED: f.cache_clear()
+
+_CACHED: list = []
+
 # %% ../../nbs/01_data_storage.ipynb #6fbc8dfc
 class data_env:
     "Context manager that points the catalog, mirror and cache at other places (tests, examples); restores them on exit."
@@ -348,13 +364,6 @@ class data_env:
             else: os.environ[k] = v
         clear_caches()
 
-def clear_caches():
-    "Forget parsed files and checksum results held in this process."
-    _VERIFIED.clear(); _RECORD.update(path=None, data=None); _read_manifest.cache_clear()
-    for f in _CACHED: f.cache_clear()
-
-_CACHED: list = []
-
 # %% ../../nbs/01_data_storage.ipynb #2a0ba63c
 _TYPE_NAMES = {str: 'a string', int: 'an integer', float: 'a number', list: 'a list', dict: 'an object'}
 
@@ -370,6 +379,7 @@ def get_field(rec:dict, key:str, types, path=None, line=None, default=..., prefi
     if not ok: raise DataError(f"expected {' or '.join(_TYPE_NAMES.get(t, t.__name__) for t in types)}, got {type(v).__name__} {v!r:.60}", path, line, prefix + key)
     return v
 
+# %% ../../nbs/01_data_storage.ipynb #36b8f1f2
 def scores_of(rec:dict, dims:list[str], path=None, line=None, key:str|None='scores') -> dict[str, float]:
     "The human scores of a row (under `key`, or top-level when `key` is None): exactly `dims`, each a number."
     src = rec if key is None else get_field(rec, key, dict, path, line)
@@ -404,6 +414,7 @@ def catalog():
                  role=e.role, model=e.model, split=e.split) for e in manifest().values()]
     return pd.DataFrame(rows)
 
+# %% ../../nbs/01_data_storage.ipynb #9d173e96
 def check_all(progress:bool=True):
     "Verify the SHA-256 of every catalogued file found in the cache or the mirror: status ok, mismatch or missing."
     rows = []

@@ -36,6 +36,7 @@ def load_checkeval_questions(benchmark:str, dimension:str, stage:str='seed') -> 
     if not isinstance(d, dict) or not isinstance(d.get('sub_aspect'), dict): raise DataError("expected a mapping with 'sub_aspect'", p, field='sub_aspect')
     return d
 
+# %% ../../nbs/01d_data_upstream.ipynb #ff4b50ae
 def load_checkeval_geval_prompt(benchmark:str) -> dict[str, str]:
     "The G-Eval prompts CheckEval used, per dimension."
     b = _norm_name(benchmark)
