@@ -23,11 +23,12 @@ from .runs import check_options, evaluate, list_methods, method_spec
 __all__ = ['DEFAULT_MAX_FAILURE_RATE', 'UsageError', 'error_line', 'method_names', 'benchmark_names', 'judge_names',
            'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data', 'defects_line', 'cmd_settings',
            'confirm_paid', 'run_outcome', 'weak_form_hint', 'cmd_evaluate', 'cmd_reproduce', 'cmd_build_checklists',
-           'cmd_rehearse', 'add_rehearse_parser', 'positive_int', 'failure_rate', 'Parser', 'build_parser', 'main']
+           'cmd_rehearse', 'positive_int', 'failure_rate', 'Parser', 'add_rehearse_parser', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #8a2963fe
 class UsageError(UserError, ValueError): "A command line that asks for something that does not exist or cannot be done as asked."
 
+# %% ../nbs/90_cli.ipynb #e0359e74
 def error_line(e:UserError) -> str:
     "The one line printed for a user's mistake."
     return 'checkeval: error: ' + ' '.join(str(e).split())
@@ -47,15 +48,19 @@ def _parse_options(pairs) -> dict:
 def method_names() -> list[str]:
     return list_methods()
 
+# %% ../nbs/90_cli.ipynb #84112ddf
 def benchmark_names() -> list[str]:
     return list(data.BENCHMARKS)
 
+# %% ../nbs/90_cli.ipynb #49d8d2e6
 def judge_names() -> list[str]:
     return list(load_judges_config())
 
+# %% ../nbs/90_cli.ipynb #96a355e7
 def reproduce_steps() -> list[str]:
     return [*STEPS, *EXTRA_STEPS]
 
+# %% ../nbs/90_cli.ipynb #d3212239
 class _LazyHelp(str):
     "A help text whose list of names is computed when argparse formats it."
     def __new__(cls, text:str, names): 
@@ -66,6 +71,7 @@ class _LazyHelp(str):
         return f'{str.__str__(self)}: {names}'.replace('%', '%%')
     def __mod__(self, params): return self._full() % params
 
+# %% ../nbs/90_cli.ipynb #cd9abde1
 def check_name(kind:str, name:str, known:list[str]) -> str:
     "`name` if it is in `known`, else `UsageError` naming it and the valid names."
     if name not in known: raise UsageError(f"unknown {kind} {name!r}; known: {', '.join(known)}")
@@ -95,6 +101,7 @@ def fit_table(df, width:int|None=None, wide:bool=False, keep:tuple=()) -> str:
 def _is_numeric(s) -> bool:
     return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
 
+# %% ../nbs/90_cli.ipynb #94d06e4d
 def frame_json(df) -> str:
     "`df` as a JSON list of records: UTF-8 as is, `/` not escaped, missing values as null."
     rows = df.astype(object).where(df.notna(), None).to_dict(orient='records')
@@ -123,6 +130,7 @@ def cmd_data(args) -> int:
         print(defects_line(args.name), file=sys.stderr)
     return 0
 
+# %% ../nbs/90_cli.ipynb #94dd0146
 def defects_line(name:str) -> str:
     "One line counting a benchmark's items and defects (rows kept as found, and missing responses)."
     items, counts = data.load_benchmark(name), data.defect_counts(name)
@@ -205,6 +213,7 @@ def cmd_evaluate(args) -> int:
                       'usage': info.usage}, default=str, ensure_ascii=False))
     return rc
 
+# %% ../nbs/90_cli.ipynb #6e9805be
 def cmd_reproduce(args) -> int:
     "`checkeval reproduce`."
     return reproduce(yes=args.yes, only=args.only, force=args.force) or 0
@@ -215,8 +224,6 @@ def cmd_build_checklists(args) -> int:
     try: return build_main(args.args, make_judge=lambda name: get_judge(name, progress=True)) or 0
     except SystemExit as e: return e.code if isinstance(e.code, int) else 2
 
-
-
 # %% ../nbs/90_cli.ipynb #024c9a09
 def cmd_rehearse(args) -> int:
     "`checkeval rehearse`."
@@ -224,6 +231,35 @@ def cmd_rehearse(args) -> int:
                  papers=not args.no_papers, out=args.out, grid=not args.no_grid)
     return 0 if s['ok'] else 1
 
+# %% ../nbs/90_cli.ipynb #05e7b979
+def positive_int(s:str) -> int:
+    "argparse type: a positive integer."
+    try: v = int(s)
+    except ValueError: v = None
+    if v is None or v < 1: raise argparse.ArgumentTypeError(f'expected a positive integer, got {s!r}')
+    return v
+
+# %% ../nbs/90_cli.ipynb #de31dfd3
+def failure_rate(s:str) -> float:
+    "argparse type: a share between 0 and 1."
+    try: v = float(s)
+    except ValueError: v = None
+    if v is None or not 0 <= v <= 1: raise argparse.ArgumentTypeError(f'expected a number between 0 and 1, got {s!r}')
+    return v
+
+# %% ../nbs/90_cli.ipynb #2597cab6
+class Parser(argparse.ArgumentParser):
+    "argparse with one-line errors: `checkeval: error: ...` and exit status 2."
+    def error(self, message):
+        self.exit(2, f"checkeval: error: {message} (see '{self.prog} --help')\n")
+
+# %% ../nbs/90_cli.ipynb #9da10fac
+def _version() -> str:
+    try: return version('checkeval')
+    except PackageNotFoundError:
+        return getattr(checkeval, '__version__', 'unknown')
+
+# %% ../nbs/90_cli.ipynb #24d5f156
 def add_rehearse_parser(sub):
     "The `rehearse` subcommand."
     rh = sub.add_parser('rehearse', help="the papers' grid against simulated judges (planted signal): every paper table built, checked",
@@ -241,32 +277,28 @@ def add_rehearse_parser(sub):
     rh.set_defaults(fn=cmd_rehearse)
     return rh
 
-# %% ../nbs/90_cli.ipynb #05e7b979
-def positive_int(s:str) -> int:
-    "argparse type: a positive integer."
-    try: v = int(s)
-    except ValueError: v = None
-    if v is None or v < 1: raise argparse.ArgumentTypeError(f'expected a positive integer, got {s!r}')
-    return v
+# %% ../nbs/90_cli.ipynb #7454e2be
+def _add_evaluate_parser(sub):
+    "The `evaluate` subcommand."
+    e = sub.add_parser('evaluate', help='run a method with a judge on a benchmark; writes data/runs/...',
+                       description='Run a method with a judge on a benchmark. Exit status: 0 done; 1 no answer was obtained, '
+                                   'or more requests failed than --max-failure-rate; 2 a mistake in the command or its inputs.')
+    e.add_argument('--method', required=True, help=_LazyHelp('one of', method_names))
+    e.add_argument('--benchmark', required=True, help=_LazyHelp('one of', benchmark_names))
+    e.add_argument('--judge', default='tiny', help=_LazyHelp("default 'tiny'; one of", judge_names))
+    e.add_argument('--limit', type=positive_int, default=None, help='number of items (a positive integer; default: all)')
+    e.add_argument('--dimensions', nargs='+', default=None)
+    e.add_argument('--sample', choices=['groups', 'random', 'first'], default='groups')
+    e.add_argument('--seed', type=int, default=0, help="seed of the item sample (a method's own seed: -o seed=N)")
+    e.add_argument('--variant', default=None)
+    e.add_argument('--option', '-o', action='append', metavar='KEY=VALUE', help='method option (repeatable)')
+    e.add_argument('--yes', action='store_true', help='do not ask before running a judge that has a price')
+    e.add_argument('--max-failure-rate', type=failure_rate, default=DEFAULT_MAX_FAILURE_RATE,
+                   help=f'exit 1 when a larger share of requests fails (default {DEFAULT_MAX_FAILURE_RATE:g}; replies that do not parse are not failures)')
+    e.set_defaults(fn=cmd_evaluate)
+    return e
 
-def failure_rate(s:str) -> float:
-    "argparse type: a share between 0 and 1."
-    try: v = float(s)
-    except ValueError: v = None
-    if v is None or not 0 <= v <= 1: raise argparse.ArgumentTypeError(f'expected a number between 0 and 1, got {s!r}')
-    return v
-
-class Parser(argparse.ArgumentParser):
-    "argparse with one-line errors: `checkeval: error: ...` and exit status 2."
-    def error(self, message):
-        self.exit(2, f"checkeval: error: {message} (see '{self.prog} --help')\n")
-
-def _version() -> str:
-    try: return version('checkeval')
-    except PackageNotFoundError:
-        return getattr(checkeval, '__version__', 'unknown')
-
-# %% ../nbs/90_cli.ipynb #2597cab6
+# %% ../nbs/90_cli.ipynb #e03b89e2
 def build_parser() -> argparse.ArgumentParser:
     "The `checkeval` command line."
     p = Parser(prog='checkeval', description='Checklist-based LLM-as-a-judge evaluation and meta-evaluation.')
@@ -284,22 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument('--format', choices=['text', 'json'], default='text')
     st.add_argument('--wide', action='store_true', help='text: every column, nothing cut (default: fit the terminal)')
     st.set_defaults(fn=cmd_settings)
-    e = sub.add_parser('evaluate', help='run a method with a judge on a benchmark; writes data/runs/...',
-                       description='Run a method with a judge on a benchmark. Exit status: 0 done; 1 no answer was obtained, '
-                                   'or more requests failed than --max-failure-rate; 2 a mistake in the command or its inputs.')
-    e.add_argument('--method', required=True, help=_LazyHelp('one of', method_names))
-    e.add_argument('--benchmark', required=True, help=_LazyHelp('one of', benchmark_names))
-    e.add_argument('--judge', default='tiny', help=_LazyHelp("default 'tiny'; one of", judge_names))
-    e.add_argument('--limit', type=positive_int, default=None, help='number of items (a positive integer; default: all)')
-    e.add_argument('--dimensions', nargs='+', default=None)
-    e.add_argument('--sample', choices=['groups', 'random', 'first'], default='groups')
-    e.add_argument('--seed', type=int, default=0, help="seed of the item sample (a method's own seed: -o seed=N)")
-    e.add_argument('--variant', default=None)
-    e.add_argument('--option', '-o', action='append', metavar='KEY=VALUE', help='method option (repeatable)')
-    e.add_argument('--yes', action='store_true', help='do not ask before running a judge that has a price')
-    e.add_argument('--max-failure-rate', type=failure_rate, default=DEFAULT_MAX_FAILURE_RATE,
-                   help=f'exit 1 when a larger share of requests fails (default {DEFAULT_MAX_FAILURE_RATE:g}; replies that do not parse are not failures)')
-    e.set_defaults(fn=cmd_evaluate)
+    _add_evaluate_parser(sub)
     r = sub.add_parser('reproduce', help='the main job: rerun changed grid cells, rebuild tables and figures')
     r.add_argument('--yes', action='store_true', help='do not ask before runs that spend money')
     r.add_argument('--only', nargs='+', default=None, metavar='STEP', help=_LazyHelp('only these steps', reproduce_steps))

@@ -110,6 +110,7 @@ def source_imports(source:str) -> list[str]:
             out += [f'{node.module}.{a.name}' for a in node.names] + [node.module]
     return list(dict.fromkeys(out))
 
+# %% ../nbs/31a_codegraph.ipynb #94d4b251
 def notebook_imports(path) -> list[str]:
     "The modules the code cells of notebook `path` import."
     nb = json.loads(Path(path).read_text(encoding='utf-8'))

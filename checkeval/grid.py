@@ -63,6 +63,7 @@ class GridPoint:
 # %% ../nbs/31b_grid.ipynb #c2f903d0
 class GridError(UserError, ValueError): "A grid file that cannot be read, does not fit its schema, or names judges, methods or benchmarks that do not exist."
 
+# %% ../nbs/31b_grid.ipynb #b2b25be8
 _Names = Union[str, list[str]]
 
 class GridBlock(BaseModel):
@@ -88,6 +89,7 @@ class GridBlock(BaseModel):
     variant: Optional[str] = None
     code: Optional[list[str]] = None
 
+# %% ../nbs/31b_grid.ipynb #405b1305
 class GridFile(BaseModel):
     "A grid file: `defaults` for every block, and a list of `blocks`."
     model_config = ConfigDict(extra='forbid')

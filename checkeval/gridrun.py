@@ -38,6 +38,7 @@ def sum_totals(totals:Sequence[dict]) -> dict:
         for k, v in t.items(): out[k] = out.get(k, 0) + v
     return out
 
+# %% ../nbs/31d_gridrun.ipynb #30ebd9da
 def estimate_point(point:GridPoint, get=None) -> dict:
     "Dry-run estimate of what `point` would send and cost (zero without a price), the judges handed in through its options included."
     if not is_paid(point.judge): return dict(point=point.id, judge=point.judge, paid=False, est_cost_max=0.0)
@@ -211,16 +212,33 @@ def print_plan(plan:Sequence[dict], file=None):
         total = sum((p.get('estimate') or {}).get('est_cost_max', 0) for p in paid)
         print(f'[grid] {len(paid)} point(s) use a paid judge: estimated cost up to ${total:.2f}', file=file)
 
-# %% ../nbs/31d_gridrun.ipynb #4e8c8e76
+# %% ../nbs/31d_gridrun.ipynb #9bcaca9a
+def _grid_env(jobs:int):
+    "The environment the grid's kernels inherit: offline, no progress bars, the CPU threads shared by `jobs` kernels, this interpreter's scripts first on PATH."
+    for k, v in {'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1', ENV_PROGRESS: '0', 'TOKENIZERS_PARALLELISM': 'false'}.items():
+        os.environ.setdefault(k, v)
+    if jobs > 1: os.environ.setdefault('OMP_NUM_THREADS', str(max(1, (os.cpu_count() or 2)//jobs)))
+    os.environ['PATH'] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get('PATH', '')
+
+# %% ../nbs/31d_gridrun.ipynb #72858dfd
+def _grid_summary(results:list[dict], root:Path):
+    "Write the grid's result records to `root/_runs/grid_summary.json` and print the summary, a line per failed or refused point."
+    summary_path = root/'_runs'/'grid_summary.json'
+    summary_path.parent.mkdir(exist_ok=True)
+    summary_path.write_text(json.dumps(results, indent=1, default=str))
+    counts = {s: sum(r['status'] == s for r in results) for s in ('current', 'ok', 'failed', 'refused')}
+    print(f"[grid] summary: {counts['ok']} ran, {counts['current']} unchanged, {counts['failed']} failed, {counts['refused']} refused"
+          f" (details: {summary_path.relative_to(root)})", flush=True)
+    for r in results:
+        if r['status'] in ('failed', 'refused'): print(f"  {r['status'].upper()}: {r['point']}: {r['error'][:400]}", flush=True)
+
+# %% ../nbs/31d_gridrun.ipynb #995affb7
 def run_grid(points:Sequence[GridPoint]|None=None, yes:bool=False, force:bool=False, jobs:int|None=None,
              kernel:str|None=None, timeout:int|None=None, progress:bool=True) -> list[dict]:
     "Run the stale points of the grid (all with `force`); returns one result record per point."
     points = load_grid() if points is None else list(points)
     jobs = jobs or settings_jobs()
-    for k, v in {'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1', ENV_PROGRESS: '0', 'TOKENIZERS_PARALLELISM': 'false'}.items():
-        os.environ.setdefault(k, v)
-    if jobs > 1: os.environ.setdefault('OMP_NUM_THREADS', str(max(1, (os.cpu_count() or 2)//jobs)))
-    os.environ['PATH'] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get('PATH', '')
+    _grid_env(jobs)
     plan = plan_grid(points, force=force)
     print_plan(plan)
     by_id = {c.id: c for c in points}
@@ -251,12 +269,5 @@ def run_grid(points:Sequence[GridPoint]|None=None, yes:bool=False, force:bool=Fa
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
         results += list(ex.map(one, todo))
     bar.close()
-    summary_path = checkout_root()/'_runs'/'grid_summary.json'
-    summary_path.parent.mkdir(exist_ok=True)
-    summary_path.write_text(json.dumps(results, indent=1, default=str))
-    counts = {s: sum(r['status'] == s for r in results) for s in ('current', 'ok', 'failed', 'refused')}
-    print(f"[grid] summary: {counts['ok']} ran, {counts['current']} unchanged, {counts['failed']} failed, {counts['refused']} refused"
-          f" (details: {summary_path.relative_to(checkout_root())})", flush=True)
-    for r in results:
-        if r['status'] in ('failed', 'refused'): print(f"  {r['status'].upper()}: {r['point']}: {r['error'][:400]}", flush=True)
+    _grid_summary(results, checkout_root())
     return results

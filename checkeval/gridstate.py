@@ -72,6 +72,7 @@ def method_module(method:str, root=None) -> str|None:
         if pat.search(f.read_text(encoding='utf-8')): return f'checkeval.methods.{f.stem}'
     return mod
 
+# %% ../nbs/31c_gridstate.ipynb #913b88dd
 def point_code_files(point:GridPoint, root=None) -> list[str]:
     "The files whose contents make up the code version of `point`: the modules its notebook and its method run (import graph), the data files they read, the block's `code:` files."
     root = Path(root or checkout_root())
@@ -84,6 +85,7 @@ def benchmark_checksum(benchmark:str) -> dict:
     try: return benchmark_files(benchmark)
     except (DataError, OSError) as e: return {'error': f'{type(e).__name__}: {e}'}
 
+# %% ../nbs/31c_gridstate.ipynb #9d5cb2e8
 def judge_entry(judge:str) -> dict:
     "The judge's configuration entry (built-in or `configs/judges.yaml`); `{'error': ...}` if unknown."
     try:
@@ -98,6 +100,7 @@ def point_inputs(point:GridPoint) -> dict:
     return {'config': canonical_hash(point.config()), 'code': files_hash(point_code_files(point)),
             'judge': canonical_hash(je), 'data': canonical_hash(benchmark_checksum(point.benchmark))}
 
+# %% ../nbs/31c_gridstate.ipynb #03823f13
 def input_key(inputs:dict) -> str:
     "The hash of a point's input parts (what its stamp records)."
     return canonical_hash(inputs)
@@ -107,11 +110,12 @@ def state_dir() -> Path:
     "Where the reproduction keeps its stamps: `.reproduce/` in the runs folder."
     return stamps_dir()
 
+# %% ../nbs/31c_gridstate.ipynb #ab42e9a4
 def _slug(s:str) -> str: return _run_slug(s.replace('/', '__'))
 
 def stamp_path(point:GridPoint) -> Path: return state_dir()/f'{_slug(point.id)}.json'
 
-# %% ../nbs/31c_gridstate.ipynb #70d2c93c
+# %% ../nbs/31c_gridstate.ipynb #0bcdad19
 def point_run_dirs(point:GridPoint) -> dict[str, int]:
     "The run directories of a method run point, `<variant>` or `<variant>--<run key>` under its benchmark/method/judge, with their `meta.json` times."
     if not point.is_method_run: return {}
@@ -119,6 +123,7 @@ def point_run_dirs(point:GridPoint) -> dict[str, int]:
     cands = [base, *sorted(base.parent.glob(base.name + '--*'))] if base.parent.exists() else []
     return {str(p): (p/'meta.json').stat().st_mtime_ns for p in cands if (p/'meta.json').exists()}
 
+# %% ../nbs/31c_gridstate.ipynb #759d8aae
 def point_outputs(point:GridPoint) -> list[Path]:
     "The run directories there are for a method run point (other notebooks' outputs are listed in their stamp)."
     return [Path(p) for p in point_run_dirs(point)]

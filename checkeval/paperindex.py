@@ -27,6 +27,7 @@ __all__ = ['SMALL_LOCAL', 'NO_VALUE_REASONS', 'LEGEND', 'paper_items_path', 'loa
 # %% ../nbs/31f_paperindex.ipynb #45d798dd
 def paper_items_path() -> Path: return checkout_root()/'configs'/'paper_items.yaml'
 
+# %% ../nbs/31f_paperindex.ipynb #2b0384e9
 def load_paper_items(path=None) -> dict:
     "The paper items file: `price_presets`, `papers`, `items`."
     return yaml.safe_load(Path(path or paper_items_path()).read_text())

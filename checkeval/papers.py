@@ -33,12 +33,13 @@ def runs_fingerprint() -> str:
     for p in sorted(runs_dir().glob('*/*/*/*/meta.json')): h.update(str(p).encode()); h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
-# %% ../nbs/31e_papers.ipynb #ce0f1686
+# %% ../nbs/31e_papers.ipynb #e8b55ea4
 def paper_code_files(nb:Path) -> list[str]:
     "The library files paper notebook `nb` runs (its imports, through the import graph) and the data files they read."
     root = checkout_root()
     return [*(_module_path(m, root) for m in code_modules(notebook_imports(nb), root)), *DATA_SOURCES]
 
+# %% ../nbs/31e_papers.ipynb #cb9daee9
 def paper_inputs(nb:Path) -> dict:
     "What decides a paper notebook's outputs: the notebook, the code it runs, the runs."
     root = checkout_root()

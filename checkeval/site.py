@@ -63,15 +63,17 @@ def stage_notebook(nb:dict, rewrite=lambda s: s) -> dict:
     return nb
 
 # %% ../nbs/32_site.ipynb #f2c0c251
-_QUARTO_ATTRS = re.compile(r'(\]\([^)\s]*\))\{[^}\n]*\}')
-
 def slug(name:str) -> str:
     "A heading's id as mkdocs-jupyter makes it (`Judge.check_budget` → `judgecheck_budget`; nbdev's anchor keeps the dot)."
     return re.sub(r'[-\s]+', '-', re.sub(r'[^\w\s-]', '', name).strip().lower())
 
+# %% ../nbs/32_site.ipynb #cda3495e
 def page_url(page:str, target:str, anchor:str='') -> str:
     "Relative URL from staged page `page` to page `target` (names without suffix; the site's pages are `NAME.html` files)."
     return '../' * page.count('/') + target + '.html' + (f'#{anchor}' if anchor else '')
+
+# %% ../nbs/32_site.ipynb #1d1e411d
+_QUARTO_ATTRS = re.compile(r'(\]\([^)\s]*\))\{[^}\n]*\}')
 
 def link_rewriter(page:str, pages:dict[str, str], host:str|None=None, git_url:str|None=None, notebooks:dict[str, str]|None=None, here:str=''):
     """A function rewriting the Markdown of page `page` (notebook `here`): nbdev's doc links (`host`/X.html → `pages[X.html]`), GitHub
@@ -142,7 +144,19 @@ def _default_exp(nb:dict) -> str|None:
         m = re.search(r'^#\|\s*default_exp\s+(\S+)', _text(c['source']), re.M) if c['cell_type'] == 'code' else None
         if m: return m.group(1)
 
-# %% ../nbs/32_site.ipynb #598fbb46
+# %% ../nbs/32_site.ipynb #5bb5101e
+def _stage_sources(docs:Path, lib:Path, root:Path, docmods:dict[str, str]) -> list:
+    "Write a page per module file of `lib` into `docs/source/` (linking the module's notebook page, from `docmods`); returns their nav entries."
+    sources = []
+    (docs/'source').mkdir()
+    for f in sorted(lib.rglob('*.py')):
+        if f.name.startswith('_') and f.name != '__init__.py': continue
+        mod = f.relative_to(lib.parent).with_suffix('').as_posix().replace('/', '.').removesuffix('.__init__')
+        (docs/'source'/f'{mod}.md').write_text(source_page(f, root, docmods.get(mod)))
+        sources.append({mod: f'source/{mod}.md'})
+    return sources
+
+# %% ../nbs/32_site.ipynb #a8f2c880
 def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     "Write MkDocs' input into `docs` (default `_docs/`) from the processed notebooks in `proc` (default `_proc/`), the module files, the README and figures/; returns the nav."
     from nbdev.config import get_config
@@ -169,13 +183,7 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
         (docs/f'{name}.ipynb').write_text(json.dumps(nb, indent=1))
         title = _text(nb['cells'][0]['source']).splitlines()[0][2:].replace('`', '')   # the nav shows text: code spans vanish
         nav[_SECTIONS.get(rel.parts[0], 'Library') if len(rel.parts) > 1 else 'Library'].append({title: f'{name}.ipynb'})
-    sources = []
-    (docs/'source').mkdir()
-    for f in sorted(lib.rglob('*.py')):
-        if f.name.startswith('_') and f.name != '__init__.py': continue
-        mod = f.relative_to(lib.parent).with_suffix('').as_posix().replace('/', '.').removesuffix('.__init__')
-        (docs/'source'/f'{mod}.md').write_text(source_page(f, root, docmods.get(mod)))
-        sources.append({mod: f'source/{mod}.md'})
+    sources = _stage_sources(docs, lib, root, docmods)
     readme = root/'README.md'
     (docs/'index.md').write_text(readme.read_text() if readme.exists() else f'# {cfg.lib_name}\n')
     figs = root/'figures'; index = figs/'INDEX.md'
@@ -192,6 +200,7 @@ def nav_pages(nav) -> list[str]:
     if isinstance(nav, dict): return [p for v in nav.values() for p in nav_pages(v)]
     return [p for v in nav for p in nav_pages(v)]
 
+# %% ../nbs/32_site.ipynb #1e9047b6
 def _keep_proc_cache(proc:Path, config_file:Path, version:str, modidx:Path|None=None) -> tuple[str, bool]:
     """(stamp, fresh): whether nbdev's cache `proc` was built from the bytes of `config_file` and of the symbol index `modidx`
     (which every page's links are made from) with nbdev `version`; a fresh cache is marked newer than `config_file`."""
@@ -244,6 +253,7 @@ def page_links(path) -> _Links:
     "The links and ids of the HTML page at `path`."
     p = _Links(); p.feed(Path(path).read_text(errors='replace')); return p
 
+# %% ../nbs/32_site.ipynb #5e9f40a9
 def check_links(site, anchors:bool=False) -> list[str]:
     "Broken internal links of the site under `site`: 'page -> target (why)'; with `anchors`, also `#id`s missing from their page."
     site = Path(site)
