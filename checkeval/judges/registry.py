@@ -34,9 +34,42 @@ BUILTIN_JUDGES = {
                                 'a real but weak 135M-parameter evaluator; its numbers are a small local judge\'s, not paper-grade'),
 }
 
+# %% ../../nbs/03h_judges_registry.ipynb #cdb13757
+class _OpenAIFields(BaseModel):
+    "The settings only the `openai` backend reads (a server or an API)."
+    base_url: Optional[str] = None
+    base_urls: Optional[list[str]] = None
+    base_url_env: Optional[str] = None
+    api_key_env: Optional[str] = None
+    timeout: Optional[float] = None
+    max_retries: Optional[int] = None
+    backoff_base: Optional[float] = None
+    backoff_max: Optional[float] = None
+    choice_mode: Optional[Literal['none', 'guided_choice', 'structured_outputs', 'json_schema']] = None
+    max_tokens_param: Optional[str] = None
+    extra_body: Optional[dict[str, Any]] = None
+    http_backend: Optional[Literal['auto', 'aiohttp', 'httpx']] = None
+
+
+# %% ../../nbs/03h_judges_registry.ipynb #e9d7deb3
+class _LocalModelFields(BaseModel):
+    "The settings only the local backends read (`hf`, `vllm`)."
+    model_path: Optional[str] = None
+    device: Optional[str] = None
+    dtype: Optional[str] = None
+    prefix_reuse: Optional[bool] = None
+    min_prefix_tokens: Optional[int] = None
+    suppress_special: Optional[bool] = None
+    prefix_fraction: Optional[float] = None
+    max_new_tokens: Optional[int] = None
+    num_threads: Optional[int] = None
+    max_batch_tokens: Optional[int] = None
+    engine_args: Optional[dict[str, Any]] = None
+
+
 # %% ../../nbs/03h_judges_registry.ipynb #3e53f72b
-class JudgeSettings(BaseModel):
-    "The settings of one judges-file entry (or of its `defaults`), with their types."
+class JudgeSettings(_OpenAIFields, _LocalModelFields):
+    "The settings of one judges-file entry (or of its `defaults`), with their types (the backends' own fields come from the two classes above)."
     model_config = ConfigDict(extra='forbid')
     # the registry's own
     backend: Optional[str] = None        # a registered backend (`BACKENDS`): checked by `_backend`
@@ -57,31 +90,6 @@ class JudgeSettings(BaseModel):
     progress: Optional[bool] = None
     poll_s: Optional[float] = None
     description: Optional[str] = None
-    # openai
-    base_url: Optional[str] = None
-    base_urls: Optional[list[str]] = None
-    base_url_env: Optional[str] = None
-    api_key_env: Optional[str] = None
-    timeout: Optional[float] = None
-    max_retries: Optional[int] = None
-    backoff_base: Optional[float] = None
-    backoff_max: Optional[float] = None
-    choice_mode: Optional[Literal['none', 'guided_choice', 'structured_outputs', 'json_schema']] = None
-    max_tokens_param: Optional[str] = None
-    extra_body: Optional[dict[str, Any]] = None
-    http_backend: Optional[Literal['auto', 'aiohttp', 'httpx']] = None
-    # hf and vllm
-    model_path: Optional[str] = None
-    device: Optional[str] = None
-    dtype: Optional[str] = None
-    prefix_reuse: Optional[bool] = None
-    min_prefix_tokens: Optional[int] = None
-    suppress_special: Optional[bool] = None
-    prefix_fraction: Optional[float] = None
-    max_new_tokens: Optional[int] = None
-    num_threads: Optional[int] = None
-    max_batch_tokens: Optional[int] = None
-    engine_args: Optional[dict[str, Any]] = None
 
     @field_validator('backend')
     @classmethod
