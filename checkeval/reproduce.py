@@ -14,7 +14,9 @@ from .gridstate import _module_path, benchmark_checksum, code_modules, files_has
 from .gridrun import plan_grid, print_plan, run_grid
 from .papers import run_papers
 from .paperindex import write_index
-from .data import manifest
+from .data import load_benchmark, manifest
+from .metaeval import human_frame
+from .recorded import write_tables
 from .reporting import figures_root, judges_note, merge_long_csv, parse_rates, safe_correlation_rows, write_dataset_outputs, write_table
 from .runs import canonical_hash, load_run
 from .core import Answer, Judgment
@@ -46,7 +48,6 @@ def step_datasets(force:bool=False, **kw):
 # %% ../nbs/31_reproduce.ipynb #7fc79589
 def step_metaeval(**kw):
     "Tables that need no judge: lexical baselines and recorded judgments."
-    from checkeval.recorded import write_tables   # heavy (scipy, lexical scorers): loaded when the step runs
     return write_tables()
 
 # %% ../nbs/31_reproduce.ipynb #3d196309
@@ -126,8 +127,6 @@ SMALL_JUDGE_PREFIX = 'small-judge-'   # grid blocks whose runs `step_small_judge
 
 def step_small_judge(**kw):
     "figures/tables/small_judge_<benchmark>_<dimensions>.csv|md from the runs of the grid's `small-judge-` blocks."
-    from checkeval.data import load_benchmark
-    from checkeval.metaeval import human_frame
     groups: dict = {}
     for p in load_grid():
         if p.block.startswith(SMALL_JUDGE_PREFIX): groups.setdefault((p.benchmark, tuple(p.dimensions or ())), []).append(p)
