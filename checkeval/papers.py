@@ -16,7 +16,7 @@ from .gridstate import DATA_SOURCES, _module_path, code_modules, files_hash, sta
 from .gridrun import kernel_manager_class, kernel_name
 import pandas as pd
 from .settings import runs_dir
-from .reporting import figures_root, merge_long_csv, LONG_KEYS
+from .reporting import figures_root, merge_long_csv, LONG_COLUMNS, LONG_KEYS
 
 # %% auto #0
 __all__ = ['paper_notebooks', 'runs_fingerprint', 'paper_code_files', 'paper_inputs', 'merge_paper_rows', 'run_papers']
@@ -50,13 +50,13 @@ def merge_paper_rows() -> list[Path]:
     "Merge each paper's long rows (`figures/<paper>/{correlations,agreement}.csv`) into `figures/tables/`."
     out = []
     for kind in ('correlations', 'agreement'):
-        frames = [pd.read_csv(p, dtype={k: str for k in LONG_KEYS[kind]}, keep_default_na=False, na_values=[''])
-                  for p in sorted(figures_root().glob(f'*/{kind}.csv')) if p.parent.name != 'tables' and p.stat().st_size]
-        frames = [f for f in frames if len(f)]
-        if frames:
-            df = pd.concat(frames, ignore_index=True).drop_duplicates(LONG_KEYS[kind], keep='last')
-            out.append(merge_long_csv(df, kind, keep_existing=True))
-    return out
+        for paper in [nb.stem for nb in paper_notebooks()]:       # a paper with no file now: its earlier rows go
+            p = figures_root()/paper/f'{kind}.csv'
+            df = (pd.read_csv(p, dtype={k: str for k in LONG_KEYS[kind]}, keep_default_na=False, na_values=[''])
+                  if p.exists() and p.stat().st_size else pd.DataFrame(columns=LONG_COLUMNS[kind]))
+            out.append(merge_long_csv(df.drop_duplicates(LONG_KEYS[kind], keep='last'), kind, keep_existing=True,
+                                      source=f'paper:{paper}', replace=True))
+    return sorted(set(out))
 
 # %% ../nbs/31e_papers.ipynb #be86e852
 def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:Sequence[str]|None=None,
@@ -76,6 +76,7 @@ def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:
         if not force and sp.exists() and json.loads(sp.read_text()).get('inputs') == inputs:
             return dict(paper=nb.stem, status='current', seconds=0.0)
         out = Path(executed_dir or root/'_runs'/'paper')/nb.name; out.parent.mkdir(parents=True, exist_ok=True)
+        for kind in ('correlations', 'agreement'): (figures_root()/nb.stem/f'{kind}.csv').unlink(missing_ok=True)   # rewritten whole by the run
         try:
             pm.execute_notebook(str(nb), str(out), kernel_name=kernel, language='python', progress_bar=False, cwd=str(root),
                                 kernel_manager_class=kernel_manager_class())

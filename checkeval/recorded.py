@@ -230,7 +230,8 @@ def write_tables(out_dir:str|Path|None=None, n_boot:int=1000, benchmarks:Sequenc
     h_corr, h_agree, h_summary = hanna_llm(n_boot=0)
     corr = pd.concat([lex, uni_rows, ce_rows, h_corr], ignore_index=True)[CORRELATION_COLUMNS]
     agree = h_agree[AGREEMENT_COLUMNS]
-    paths = dict(correlations=merge_long_csv(corr, 'correlations', out), agreement=merge_long_csv(agree, 'agreement', out))
+    paths = dict(correlations=merge_long_csv(corr, 'correlations', out, source='recorded', replace=True),
+                 agreement=merge_long_csv(agree, 'agreement', out, source='recorded', replace=True))
     md = _judge_free_md(benchmarks, lex, uni_table, ce_rows, ce_table, h_summary, agree)
     paths['markdown'] = out / 'judge_free.md'
     paths['markdown'].write_text('\n'.join(md) + '\n', encoding='utf-8')

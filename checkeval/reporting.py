@@ -205,20 +205,24 @@ def write_dataset_outputs(out_dir=None) -> list[Path]:
 CORRELATION_KEYS = ['benchmark', 'method', 'variant', 'judge', 'dimension', 'level', 'statistic']
 AGREEMENT_KEYS = ['benchmark', 'method', 'judge_group', 'dimension', 'unit', 'statistic']
 LONG_COLUMNS = {
-    'correlations': CORRELATION_KEYS + ['value', 'ci_low', 'ci_high', 'n'],
-    'agreement': AGREEMENT_KEYS + ['value', 'n_judges', 'n_units'],
-}
+    'correlations': CORRELATION_KEYS + ['value', 'ci_low', 'ci_high', 'n', 'source'],
+    'agreement': AGREEMENT_KEYS + ['value', 'n_judges', 'n_units', 'source'],
+}                                   # source: who wrote the row (`recorded`, `small_judge`, `paper:<name>`)
 LONG_KEYS = {'correlations': CORRELATION_KEYS, 'agreement': AGREEMENT_KEYS}
 
-def merge_long_csv(rows:pd.DataFrame, kind:str='correlations', out_dir=None, keep_existing:bool=False) -> Path:
-    "Merge `rows` into `figures/tables/<kind>.csv`: rows with the same key are replaced (kept with `keep_existing`), all others kept."
+def merge_long_csv(rows:pd.DataFrame, kind:str='correlations', out_dir=None, keep_existing:bool=False,
+                   source:str|None=None, replace:bool=False) -> Path:
+    """Merge `rows`, written by `source`, into `figures/tables/<kind>.csv`: a row with the same key is replaced (kept with
+    `keep_existing`), all others kept; with `replace` the source's earlier rows go first, so none it no longer writes stays."""
     import fcntl
     cols, keys = LONG_COLUMNS[kind], LONG_KEYS[kind]
-    missing = [c for c in cols if c not in rows.columns]
+    missing = [c for c in cols if c not in rows.columns and c != 'source']
     if missing: raise ValueError(f'{kind} rows lack columns {missing}')
     out = Path(out_dir or figures_root()/'tables'); out.mkdir(parents=True, exist_ok=True)
     path = out/f'{kind}.csv'
-    new = rows[cols].copy()
+    new = rows.reindex(columns=cols).copy()
+    if source is not None: new['source'] = source
+    new['source'] = new['source'].fillna('').astype(str)
     for k in keys: new[k] = new[k].astype(str)
     if new.duplicated(keys).any():
         raise ValueError(f'{kind} rows repeat a key: {new[new.duplicated(keys)][keys].head(3).to_dict("records")}')
@@ -228,6 +232,8 @@ def merge_long_csv(rows:pd.DataFrame, kind:str='correlations', out_dir=None, kee
         if path.exists() and path.stat().st_size:
             old = pd.read_csv(path, dtype={k: str for k in keys}, keep_default_na=False, na_values=[''])
             old = old.reindex(columns=cols)
+            old['source'] = old['source'].fillna('').astype(str)
+            if replace and source is not None: old = old[old.source != source]
             merged = pd.concat([old, new], ignore_index=True).drop_duplicates(keys, keep='first' if keep_existing else 'last')
         else: merged = new
         merged = merged.sort_values(keys, kind='stable').reset_index(drop=True)
@@ -341,8 +347,8 @@ def save_paper_long(rows:pd.DataFrame, paper:str, kind:str='correlations') -> Pa
     `figures/tables/<kind>.csv`, where a row another writer already put there (e.g. lexical rows with bootstrap CIs) wins."""
     if rows is None or not len(rows): return None
     rows = rows.drop_duplicates(LONG_KEYS[kind], keep='last')
-    merge_long_csv(rows, kind, paper_dir(paper))
-    return merge_long_csv(rows, kind, keep_existing=True)
+    merge_long_csv(rows, kind, paper_dir(paper), source=f'paper:{paper}')
+    return merge_long_csv(rows, kind, keep_existing=True, source=f'paper:{paper}')
 
 # %% ../nbs/30_reporting.ipynb #56a0d24a
 def run_parse_rates(root=None) -> pd.DataFrame:

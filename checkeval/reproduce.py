@@ -130,7 +130,7 @@ def step_small_judge(**kw):
     groups: dict = {}
     for p in load_grid():
         if p.block.startswith(SMALL_JUDGE_PREFIX): groups.setdefault((p.benchmark, tuple(p.dimensions or ())), []).append(p)
-    out = []
+    out, longs = [], []
     for (b, dims), pts in groups.items():
         parts = [small_judge_scores(*load_run(d)[:2], p.run_variant) for p in pts for d in point_outputs(p)]
         parts = [x for x in parts if len(x)]
@@ -142,7 +142,8 @@ def step_small_judge(**kw):
                                note='Pooled over the sampled items; 95 % intervals from 1000 seeded bootstrap resamples of the items; n = items '
                                     'with both scores; parse rate = answers with a value (for P(yes): answers carrying it) / answers asked. '
                                     + judges_note(judges)))
-        merge_long_csv(long, 'correlations')
+        longs.append(long)
+    merge_long_csv(pd.concat(longs, ignore_index=True) if longs else pd.DataFrame(), 'correlations', source='small_judge', replace=True)
     return out
 
 # %% ../nbs/31_reproduce.ipynb #29bebe9c

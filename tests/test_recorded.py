@@ -37,7 +37,7 @@ def test_write_tables_keeps_other_writers_rows(tmp_path, monkeypatch):
 
     paths = recorded.write_tables(tmp_path, n_boot=0, benchmarks=['legal_sts'])
     c, a = pd.read_csv(paths['correlations']), pd.read_csv(paths['agreement'])
-    assert list(c.columns) == CORRELATION_COLUMNS and list(a.columns) == AGREEMENT_COLUMNS
+    assert list(c.columns) == CORRELATION_COLUMNS + ['source'] and list(a.columns) == AGREEMENT_COLUMNS + ['source']
     # the other writers' rows survive, untouched
     assert c[c.judge == 'gpt-4o'].value.tolist() == [0.42]
     assert a[a.judge_group == 'open'].value.tolist() == [0.7]
@@ -53,3 +53,20 @@ def test_write_tables_keeps_other_writers_rows(tmp_path, monkeypatch):
     recorded.write_tables(tmp_path, n_boot=0, benchmarks=['legal_sts'])
     assert (paths['correlations'].read_bytes(), paths['agreement'].read_bytes()) == before
     assert paths['markdown'].exists()
+
+
+def test_shared_correlations_keep_no_stale_rows(tmp_path, monkeypatch):
+    "A writer's rows it no longer writes leave figures/tables/correlations.csv (issue 27: recomputable, no stale rows)."
+    from checkeval.papers import merge_paper_rows
+    monkeypatch.setenv('CHECKEVAL_FIGURES', str(tmp_path))
+    row = lambda judge: dict(benchmark='seal_x', method='seal', variant='default', judge=judge, dimension='coherence',
+                             level='sample', statistic='kendall', value=0.3, ci_low=np.nan, ci_high=np.nan, n=40)
+    (tmp_path/'seal').mkdir()
+    pd.DataFrame([row('gpt-4o'), row('gpt-4-turbo')]).to_csv(tmp_path/'seal'/'correlations.csv', index=False)
+    merge_long_csv(pd.DataFrame([row('none')]), 'correlations', tmp_path/'tables', source='recorded', replace=True)
+    merge_paper_rows()
+    shared = lambda: pd.read_csv(tmp_path/'tables'/'correlations.csv', keep_default_na=False)
+    assert sorted(shared().judge) == ['gpt-4-turbo', 'gpt-4o', 'none']
+    pd.DataFrame([row('gpt-4o')]).to_csv(tmp_path/'seal'/'correlations.csv', index=False)   # the paper's rerun: one judge left
+    merge_paper_rows()
+    assert sorted(shared().judge) == ['gpt-4o', 'none'] and set(shared().source) == {'paper:seal', 'recorded'}
