@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import checkeval.testing.rehearsal as _rehearsal_module
 import copy, json, os, re, subprocess, sys, threading, time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Sequence
 import numpy as np
@@ -30,9 +30,10 @@ from .testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 
 # %% auto #0
 __all__ = ['REHEARSAL_LABEL', 'CHECKED_LEVELS', 'PLANTED_DRAWS', 'rehearsal_config_path', 'load_rehearsal', 'rehearsal_points',
-           'rehearsal_judges', 'RehearsalServer', 'planted_spec', 'run_rehearsal_point', 'run_rehearsal_points',
-           'planted_interval', 'run_form', 'planted_checks', 'planted_agreement_checks', 'reported_agreement',
-           'index_items', 'needs_judges', 'item_status', 'run_correlations', 'reported_correlations', 'rehearse']
+           'rehearsal_judges', 'RehearsalServer', 'planted_spec', 'run_rehearsal_point', 'point_pool',
+           'run_rehearsal_points', 'planted_interval', 'run_form', 'planted_checks', 'planted_agreement_checks',
+           'reported_agreement', 'index_items', 'needs_judges', 'item_status', 'run_correlations',
+           'reported_correlations', 'rehearse']
 
 # %% ../nbs/33_rehearse.ipynb #e64a53e9
 REHEARSAL_LABEL = 'rehearsal, simulated judges'
@@ -145,17 +146,24 @@ def run_rehearsal_point(p:GridPoint) -> dict:
         if isinstance(e, KeyboardInterrupt): raise
         return dict(point=p.id, block=p.block, status='failed', error=f'{type(e).__name__}: {e}'[:600], seconds=round(time.time() - t0, 1))
 
+def point_pool(jobs:int):
+    "The executor that runs `jobs` points at once: processes forked from this one on Linux (each point's client work on a core of its own, not one interpreter's lock), else threads."
+    import multiprocessing as mp
+    if jobs > 1 and sys.platform.startswith('linux'): return ProcessPoolExecutor(jobs, mp_context=mp.get_context('fork'))
+    return ThreadPoolExecutor(max(1, jobs))
+
 def run_rehearsal_points(points:Sequence[GridPoint], jobs:int=2, progress:bool=True) -> list[dict]:
-    "Run the points, `jobs` at a time (longest benchmarks first), printing one line per point."
-    done, lock = [0], threading.Lock()
-    def one(p):
-        r = run_rehearsal_point(p)
-        with lock:
-            done[0] += 1
-            if progress: print(f"[rehearse] ({done[0]}/{len(points)}) {r['status']:<6} {r['point']} ({r['seconds']:.0f}s)"
+    "Run the points, `jobs` at a time (in the order given), printing one line per point as it ends; the records in the order given."
+    def result(p, f) -> dict:
+        try: return f.result()
+        except Exception as e: return dict(point=p.id, block=p.block, status='failed', error=f'worker died: {type(e).__name__}: {e}'[:600], seconds=0.)
+    with point_pool(jobs) as ex:
+        futs = {ex.submit(run_rehearsal_point, p): p for p in points}
+        for i, f in enumerate(as_completed(futs), 1):
+            r = result(futs[f], f)
+            if progress: print(f"[rehearse] ({i}/{len(points)}) {r['status']:<6} {r['point']} ({r['seconds']:.0f}s)"
                                + (f" — {r['error'][:200]}" if r.get('error') else ''), flush=True)
-        return r
-    with ThreadPoolExecutor(max(1, jobs)) as ex: return list(ex.map(one, points))
+        return [result(p, f) for f, p in futs.items()]
 
 # %% ../nbs/33_rehearse.ipynb #077f93e9
 from scipy import stats as _st
@@ -205,6 +213,7 @@ def planted_interval(statistic:str, human, planted, groups=None, level:str='samp
     if not len(boots): return v, float('nan'), float('nan')
     lo, hi = float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
     return v, min(lo, v), max(hi, v)          # small samples with ties: a percentile interval can miss its own estimate
+
 
 
 # %% ../nbs/33_rehearse.ipynb #de6d309d

@@ -104,7 +104,12 @@ def _ssl_context():
 _HTTP_BACKENDS = ('auto', 'aiohttp', 'httpx')
 
 class _Endpoint:
-    def __init__(self, url): self.url, self.in_flight, self.sent, self.client = url, 0, 0, None
+    def __init__(self, url): self.url, self.in_flight, self.sent, self.client, self.chat = url, 0, 0, None, '/chat/completions'
+
+def _chat_url(client) -> str:
+    "The absolute chat-completions URL of a client (the one its relative path resolves to: the client parses it once instead of merging it per request)."
+    b = client.base_url
+    return str(b.copy_with(raw_path=b.raw_path + b'chat/completions')) if not b.query and b.raw_path.endswith(b'/') else '/chat/completions'
 
 # %% ../../nbs/03f_judges_openai.ipynb #ab759330
 @register_backend('openai')
@@ -192,6 +197,7 @@ async def _dispatch(self:OpenAIJudge, keys, pending, done, owner, refresh):
     self._eps = [_Endpoint(u) for u in urls]
     for ep in self._eps:
         ep.client = AsyncOpenAI(base_url=ep.url, api_key=key, max_retries=0, timeout=self.timeout, http_client=self._http_client())
+        ep.chat = _chat_url(ep.client)
     try: await super(OpenAIJudge, self)._dispatch(keys, pending, done, owner, refresh)
     finally:
         for ep in self._eps: await ep.client.close()
@@ -217,7 +223,7 @@ async def _acall(self:OpenAIJudge, req:JudgeRequest, key:str|None=None) -> Judge
         ep = self._pick(); ep.in_flight += 1; ep.sent += 1
         try:
             # the client's own POST with a plain dict: skips its per-request parameter transform and model parsing (CPU-bound at scale)
-            raw = await ep.client.post('/chat/completions', cast_to=raw_response, body={**kw, **extra}, options={'headers': headers})
+            raw = await ep.client.post(ep.chat, cast_to=raw_response, body={**kw, **extra}, options={'headers': headers})
             return parse_chat_completion(json.loads(raw.content), latency_s=time.perf_counter() - t0, attempts=attempt + 1, cache_key=key)
         except Exception as e:
             retry, reason, after = classify_error(e)

@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/testing_rehearsal.html.md"""
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #48daa0c4
 from __future__ import annotations
-import argparse, hashlib, json, math, re
+import argparse, functools, hashlib, json, math, re
 from collections import Counter
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -156,8 +156,9 @@ def planted_latent(judge:PlantedJudge, benchmark:str, item_id:str, dimension:str
     return human + judge.noise*(math.sqrt(judge.shared)*shared + math.sqrt(1 - judge.shared)*own)
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #f8576a14
+@functools.lru_cache(maxsize=1 << 17)
 def question_threshold(question:str) -> float:
-    "How demanding a yes/no question is: a seeded threshold on the latent score (the same for every judge)."
+    "How demanding a yes/no question is: a seeded threshold on the latent score (the same for every judge, so computed once per question)."
     return 0.9*seeded_normal('question', ' '.join(text_words(question)))
 
 def yes_probability(z:float, question:str, judge:PlantedJudge, key:str='') -> float:
@@ -312,7 +313,7 @@ class PlantedResponder:
     def __init__(self, index:ItemIndex, judges:dict|None=None, default:PlantedJudge|None=None, memo_size:int=200_000):
         self.index, self.judges = index, dict(judges or {})
         self.default = default or PlantedJudge('default')
-        self.counts, self.memo_size, self._memo = Counter(), memo_size, {}
+        self.counts, self.memo_size, self._memo, self._forms = Counter(), memo_size, {}, {}
 
     def judge(self, model:str) -> PlantedJudge:
         "The simulated judge answering under `model` (an unknown name gets the default noise, a group of its own)."
@@ -330,9 +331,9 @@ class PlantedResponder:
         key = f'{item.benchmark}/{item.item_id}/{dim}' if item is not None else hashlib.sha256(text.encode()).hexdigest()[:16]
         z = planted_latent(j, item.benchmark, item.item_id, dim, h) if h is not None else j.noise*seeded_normal('free', j.model, key)
         tail = last[-1500:]
-        size = re.search(r'has (\d+) entr', tail)
+        questions, size = self.prompt_form(last)
         ctx = ReplyContext(yes=lambda q: yes_probability(z, q, j, key) > 0.5, rate=lambda lo, hi: _argmax(rating_distribution(z, lo, hi)),
-                           questions=prompt_questions(last), size=int(size.group(1)) if size else None, sentences=sents)
+                           questions=questions, size=size, sentences=sents)
         return j, item, dim, z, key, ctx, text, tail
 
 def _argmax(d:dict): return max(d, key=d.get)
@@ -353,6 +354,20 @@ def recognise(self:PlantedResponder, text:str) -> tuple:
         if self.memo_size > 0:
             if len(self._memo) >= self.memo_size: self._memo.clear()
             self._memo[k] = hit
+    return hit
+
+# %% ../../nbs/05b_testing_rehearsal.ipynb #378573e6
+@patch
+def prompt_form(self:PlantedResponder, last:str) -> tuple[list, int|None]:
+    "(the questions of a prompt's last message, the entries a list must have when it says), remembered like `recognise`: the same for every judge."
+    k = hashlib.blake2b(last.encode(), digest_size=16).digest() if self.memo_size > 0 else None
+    hit = self._forms.get(k)
+    if hit is None:
+        size = re.search(r'has (\d+) entr', last[-1500:])
+        hit = (prompt_questions(last), int(size.group(1)) if size else None)
+        if k is not None:
+            if len(self._forms) >= self.memo_size: self._forms.clear()
+            self._forms[k] = hit
     return hit
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #e6a630a0
