@@ -11,8 +11,9 @@ INSTALL_HASH := $(shell cat pyproject.toml requirements-model.txt 2>/dev/null | 
 STAMP := $(VENV)/.installed-$(INSTALL_HASH)
 # Jupyter refuses to start as root without --allow-root (containers, CI machines)
 LAB_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
-# Workers for nbdev-test (the CI machine has 2 cores)
+# Workers for nbdev-test and pytest (the CI machine has 2 cores)
 NB_WORKERS ?= 2
+PYTEST_WORKERS ?= 2
 
 .PHONY: install test test-nbs test-py check-sync reproduce lab docs bench clean-cache help
 
@@ -48,7 +49,9 @@ test-nbs: $(STAMP)
 	OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/nbdev-test --n-workers $(NB_WORKERS)
 
 test-py: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q tests
+	@# pytest-xdist: a module's tests stay on one worker unless they name a group (tests/conftest.py), slowest first;
+	@# one torch thread per worker, as for the notebooks
+	OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup tests
 
 test: $(STAMP) check-sync test-nbs test-py
 

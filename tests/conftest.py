@@ -32,3 +32,18 @@ def read_run(path):
     rows = lambda f: [json.loads(l) for l in (p/f).read_text().splitlines() if l.strip()]
     arts = {f.stem: json.loads(f.read_text()) for f in (p/'artifacts').glob('*.json')}
     return rows('answers.jsonl'), rows('judgments.jsonl'), json.loads((p/'meta.json').read_text()), arts
+
+
+# `make test` runs pytest on two workers (pytest-xdist, `--dist loadgroup`): a module's tests stay together (its
+# module-scoped fixtures, e.g. a model, are built once) unless they name a group of their own, and the slowest
+# modules start first so that both workers finish at about the same time.
+SLOW_FIRST = ('test_smollm2_methods', 'test_docs', 'test_smollm2_openai', 'test_reproduce', 'test_cli_evaluate', 'test_rehearsal',
+              'test_baselines_cli', 'test_checkeval_cli', 'test_seal_cli', 'test_cli_errors', 'test_cli_data')
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for it in items:
+        if not it.get_closest_marker('xdist_group'): it.add_marker(pytest.mark.xdist_group(it.path.stem))
+    rank = {m: i for i, m in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda it: rank.get(it.path.stem, len(rank)))
