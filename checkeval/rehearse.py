@@ -40,6 +40,7 @@ REHEARSAL_LABEL = 'rehearsal, simulated judges'
 
 def rehearsal_config_path() -> Path: return configs_dir()/'rehearsal.yaml'
 
+# %% ../nbs/33_rehearse.ipynb #f8b5e1cd
 def load_rehearsal(path=None) -> dict:
     "The rehearsal file (`configs/rehearsal.yaml`): judges with their planted noise, judge sets, and the grid blocks to rerun."
     path = Path(path or rehearsal_config_path())
@@ -147,11 +148,13 @@ def run_rehearsal_point(p:GridPoint) -> dict:
         return dict(point=p.id, block=p.block, status='failed', error=f'{type(e).__name__}: {e}'[:600], seconds=round(time.time() - t0, 1))
 
 
+
 # %% ../nbs/33_rehearse.ipynb #36098e28
 def point_pool(jobs:int) -> ThreadPoolExecutor:
     """The executor that runs `jobs` points at once: threads. (Forked processes measured no faster here, 522 against
     541 requests/s on a loaded machine, and forking a process whose simulated judges are served from a thread risks a deadlock.)"""
     return ThreadPoolExecutor(max(1, jobs))
+
 
 
 # %% ../nbs/33_rehearse.ipynb #45c3aac9
@@ -191,6 +194,7 @@ def _kendall_resamples(h, z, idx, chunk:int=128) -> np.ndarray:
         with np.errstate(invalid='ignore', divide='ignore'): out.append(num/np.sqrt((n0 - n1)*(n0 - n2)))
     return np.concatenate(out) if out else np.array([])
 
+# %% ../nbs/33_rehearse.ipynb #685074e4
 def _boots(statistic:str, h, z, idx) -> np.ndarray:
     "The statistic of every resample (rows of `idx`)."
     if statistic in ('pearson', 'spearman'):                     # every resample at once
@@ -247,6 +251,7 @@ def run_form(sel:pd.DataFrame, benchmark:str, dimension:str) -> tuple[str, tuple
     if inside and (own is not None or s.max() > 1): return 'rating_mean', (int(sc[0]), int(sc[1])), None
     return 'continuous', None, None
 
+# %% ../nbs/33_rehearse.ipynb #62594aab
 def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=1000) -> pd.DataFrame:
     "One row per reported correlation of a simulated judge: reported value, planted value and interval, `passed`."
     J = _runs_items(runs_root)
@@ -301,6 +306,7 @@ def planted_agreement_checks(agree:pd.DataFrame, runs_root, responder, judge_mod
                          n_judges=len(members), n_items=M.shape[1], passed=bool(np.isfinite(r.value) and lo - 1e-9 <= r.value <= hi + 1e-9)))
     return pd.DataFrame(rows)
 
+# %% ../nbs/33_rehearse.ipynb #9748fa45
 def reported_agreement(figures) -> pd.DataFrame:
     "The long agreement rows the paper notebooks wrote (`<figures>/<paper>/agreement.csv`)."
     fs = [pd.read_csv(p) for p in sorted(Path(figures).glob('*/agreement.csv')) if p.parent.name != 'tables' and p.stat().st_size]
@@ -322,6 +328,12 @@ def index_items(index_md=None) -> list[dict]:
         out.append(dict(paper=paper, item=cells[0], status=cells[3], files=files))
     return out
 
+# %% ../nbs/33_rehearse.ipynb #78106126
+def needs_judges(status:str) -> bool:
+    "Whether an INDEX status is that of an item a judge builds (everything but recorded data and what cannot be reproduced)."
+    return not status.startswith(('not reproducible', 'reproduced from recorded data'))
+
+# %% ../nbs/33_rehearse.ipynb #eebe6a00
 def _has_values(p:Path) -> bool:
     if p.suffix != '.md': return p.exists()
     c = p.with_suffix('.csv')
@@ -330,10 +342,6 @@ def _has_values(p:Path) -> bool:
     num = df.drop(columns=[x for x in df.columns if str(x).lower() in ('n', 'n_items', 'items', 'n_judges', 'n_units')]).select_dtypes('number')
     if num.shape[1]: return bool(np.isfinite(num.to_numpy(dtype=float)).any())
     return bool(len(df)) and bool(df.notna().to_numpy().any())          # a table of text (question lists): its rows
-
-def needs_judges(status:str) -> bool:
-    "Whether an INDEX status is that of an item a judge builds (everything but recorded data and what cannot be reproduced)."
-    return not status.startswith(('not reproducible', 'reproduced from recorded data'))
 
 def item_status(it:dict, figures) -> tuple[bool, str]:
     "(built, why not) of one INDEX item in the rehearsal's figures folder."
@@ -354,6 +362,7 @@ def run_correlations(runs_root, benchmarks:Sequence[str]) -> pd.DataFrame:
     if not frames: return pd.DataFrame(columns=['benchmark', 'method', 'variant', 'judge', 'dimension', 'level', 'statistic', 'value', 'n'])
     return safe_correlation_rows(pd.concat(frames, ignore_index=True), levels=['sample'], statistics=['spearman', 'kendall'], n_boot=0)
 
+# %% ../nbs/33_rehearse.ipynb #dc5a3a83
 def reported_correlations(figures) -> pd.DataFrame:
     "The long correlation rows the paper notebooks wrote (`<figures>/<paper>/correlations.csv`)."
     fs = [pd.read_csv(p) for p in sorted(Path(figures).glob('*/correlations.csv')) if p.parent.name != 'tables' and p.stat().st_size]

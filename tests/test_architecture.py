@@ -27,9 +27,7 @@ FORBIDDEN = {
 # --- exceptions while a module is being reworked: a mark names the module and why; none are open
 PENDING_SIZE: dict[str, str] = {}        # module: why it is still over the limit (none today)
 PENDING_GET_JUDGE: dict[str, str] = {}   # method module: why it still calls get_judge (none today)
-_OTHERS = "issue 28 item 4: its function-level imports of checkeval modules move to the top in its own notebook's rework"
-PENDING_LOCAL_IMPORTS: dict[str, str] = {m: _OTHERS for m in [   # module: why it still imports checkeval modules inside functions
-    'checkeval.testing.server']}
+PENDING_LOCAL_IMPORTS: dict[str, str] = {}   # module: why it still imports checkeval modules inside functions (none today)
 
 
 def layer(module: str) -> str:

@@ -208,11 +208,13 @@ def _pick(self:OpenAIJudge) -> _Endpoint:
     n = len(self._eps)
     return min((self._eps[(self._rr + i) % n] for i in range(n)), key=lambda e: e.in_flight)
 
+# %% ../../nbs/03f_judges_openai.ipynb #31c11c10
 @patch
 def endpoint_stats(self:OpenAIJudge) -> list[dict]:
     "Requests sent to each endpoint in the last `generate` call."
     return [dict(url=e.url, sent=e.sent) for e in getattr(self, '_eps', [])]
 
+# %% ../../nbs/03f_judges_openai.ipynb #2280ba6f
 @patch
 async def _acall(self:OpenAIJudge, req:JudgeRequest, key:str|None=None) -> JudgeResponse:
     raw_response = self._raw_response_type

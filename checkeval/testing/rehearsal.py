@@ -139,6 +139,7 @@ def dimension_of(self:ItemIndex, benchmark:str, text:str, item=None) -> str|None
     first = lambda d: re.search(r'\b' + names[d], t).start()    # "We evaluate the engagingness ... Q5. Coherence with interest flow"
     return min((d for d in names if counts[d] == best), key=first)
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #41289f16
 @patch
 def human(self:ItemIndex, item, dimension:str|None) -> float|None:
     "The item's standardised human score on `dimension` (None: the mean over its dimensions)."
@@ -161,11 +162,13 @@ def question_threshold(question:str) -> float:
     "How demanding a yes/no question is: a seeded threshold on the latent score (the same for every judge, so computed once per question)."
     return 0.9*seeded_normal('question', ' '.join(text_words(question)))
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #f9bd3ef6
 def yes_probability(z:float, question:str, judge:PlantedJudge, key:str='') -> float:
     "The judge's probability of answering yes: its latent score against the question's threshold, with a little per-answer noise."
     eps = 0.3*seeded_normal('answer', judge.model, key, question)
     return 1/(1 + math.exp(-3.0*(z + eps - question_threshold(question))))
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #f9a0e0f4
 def rating_distribution(z:float, lo:int, hi:int) -> dict[int, float]:
     "Probabilities over the scale points whose mean moves linearly with `z` (clipped at the ends): the two neighbours of the mean share the mass."
     m = min(max((lo + hi)/2 + z*(hi - lo)/5, lo), hi)
@@ -176,9 +179,6 @@ def rating_distribution(z:float, lo:int, hi:int) -> dict[int, float]:
     return {k: v/s for k, v in p.items()}
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #ba772fd2
-_RANGES = [re.compile(p, re.I) for p in (r'from\s+(\d+)\b[^.\n]{0,40}?\bto\s+(\d+)', r'\((\d+)\s*[-–]\s*(\d+)\)',
-                                         r'\b(\d+)\s*(?:-|–|to)\s*(\d+)\s*(?:scale|points?)', r'scale of\s+(\d+)\s*(?:-|–|to)\s*(\d+)')]
-
 _YES, _NO = ('yes', 'sim', 'true', 'y'), ('no', 'não', 'nao', 'false', 'n')
 _NLINE = re.compile(r'(?m)^\s*(?:Q|Item\s*|Question\s*)?(\d{1,3})\s*[.):]\s+(.+?)\s*$')
 
@@ -193,6 +193,10 @@ def prompt_questions(text:str) -> list[str]:
         else: cur = []
     with_q = [r for r in runs if any(q.endswith('?') for q in r)]
     return (with_q or runs or [[]])[-1]
+
+# %% ../../nbs/05b_testing_rehearsal.ipynb #d8d51c2c
+_RANGES = [re.compile(p, re.I) for p in (r'from\s+(\d+)\b[^.\n]{0,40}?\bto\s+(\d+)', r'\((\d+)\s*[-–]\s*(\d+)\)',
+                                         r'\b(\d+)\s*(?:-|–|to)\s*(\d+)\s*(?:scale|points?)', r'scale of\s+(\d+)\s*(?:-|–|to)\s*(\d+)')]
 
 def prompt_scale(text:str) -> tuple[int, int]|None:
     "The rating scale a prompt states (its last statement), or None."
@@ -225,6 +229,18 @@ def _question_for(name:str, ctx:ReplyContext, i:int|None=None) -> str:
     return ctx.questions[j] if 0 <= j < len(ctx.questions) else f'{name} #{j}'
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #5ecbc5e7
+def _parts_for(name:str, ctx:ReplyContext) -> list|None:
+    "The sentences a decomposition asks for: of the source, the reference or (by default) the evaluated text."
+    n = name.lower()
+    if not ctx.sentences or not any(w in n for w in ('sentence', 'fact', 'unit')): return None
+    return ctx.sentences.get(next((k for k in ('source', 'reference') if k in n), 'output')) or None
+
+def _generic_text(name:str, i:int|None) -> str:
+    j = (i or 0) + 1
+    if any(w in name.lower() for w in ('question', 'item', 'check', 'point')): return f'Does the text meet requirement {j} of the criterion?'
+    return f'Rehearsal {name or "text"} {j}: the text is judged on this point.'
+
+# %% ../../nbs/05b_testing_rehearsal.ipynb #7ccabe63
 def instance_from_schema(schema:dict, ctx:ReplyContext, name:str='', i:int|None=None, defs:dict|None=None):
     "A value valid against `schema` (the subset the methods use: object, array, enum, string, number, integer, boolean, anyOf, $ref)."
     defs = defs if defs is not None else {**schema.get('$defs', {}), **schema.get('definitions', {})}
@@ -258,17 +274,6 @@ def instance_from_schema(schema:dict, ctx:ReplyContext, name:str='', i:int|None=
     if ctx.questions and i is not None and 'question' in name.lower(): return ctx.questions[i % len(ctx.questions)]
     return _generic_text(name, i)
 
-def _parts_for(name:str, ctx:ReplyContext) -> list|None:
-    "The sentences a decomposition asks for: of the source, the reference or (by default) the evaluated text."
-    n = name.lower()
-    if not ctx.sentences or not any(w in n for w in ('sentence', 'fact', 'unit')): return None
-    return ctx.sentences.get(next((k for k in ('source', 'reference') if k in n), 'output')) or None
-
-def _generic_text(name:str, i:int|None) -> str:
-    j = (i or 0) + 1
-    if any(w in name.lower() for w in ('question', 'item', 'check', 'point')): return f'Does the text meet requirement {j} of the criterion?'
-    return f'Rehearsal {name or "text"} {j}: the text is judged on this point.'
-
 # %% ../../nbs/05b_testing_rehearsal.ipynb #5065c0c7
 def schema_from_example(example) -> dict:
     "A JSON schema for values shaped like `example` (lists take the shape of their first entry; yes/no strings become enums)."
@@ -281,6 +286,7 @@ def schema_from_example(example) -> dict:
     if str(example).lower() in _YES + _NO: return {'type': 'string', 'enum': ['yes', 'no'] if str(example).isascii() else ['sim', 'não']}
     return {'type': 'string'}
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #fc6b6708
 _EXAMPLE = re.compile(r'(?:in this form|this form|for example|such as|gives)\s*:?\s*\n?\s*(\{.*?\})\s*(?:\n|$)', re.I | re.S)
 
 def prompt_json_example(text:str) -> dict|None:
@@ -336,6 +342,7 @@ class PlantedResponder:
                            questions=questions, size=size, sentences=sents)
         return j, item, dim, z, key, ctx, text, tail
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #d446733b
 def _argmax(d:dict): return max(d, key=d.get)
 
 def _sentences(t) -> list[str]: return [x.strip() for x in re.split(r'(?<=[.!?])\s+', t or '') if x.strip()]
@@ -399,6 +406,7 @@ def answer(self:PlantedResponder, body:dict) -> tuple[str, dict, str]:
             return json.dumps({f'Q{i}': 'yes' if ctx.yes(q) else 'no' for i, q in enumerate(ctx.questions, 1)}), {}, 'json-questions'
     return self._free_text(j, z, key, ctx, tail, yn_q, whole)
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #d9ccea9b
 @patch
 def _free_text(self:PlantedResponder, j, z, key, ctx, tail, yn_q, whole) -> tuple[str, dict, str]:
     if _GENERATE.search(tail):
@@ -427,6 +435,7 @@ def _free_text(self:PlantedResponder, j, z, key, ctx, tail, yn_q, whole) -> tupl
     p = yn_q(tail)
     return ('Yes' if p > 0.5 else 'No'), {}, 'free'
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #f23f76a6
 @patch
 def __call__(self:PlantedResponder, body:dict) -> dict:
     "The completion object for a chat request body."
@@ -476,6 +485,7 @@ def planted_judges(spec:dict) -> dict[str, PlantedJudge]:
     return {m: PlantedJudge(m, str(v.get('group') or m), float(v.get('noise') or GROUP_NOISE.get(v.get('group'), 1.0)),
                             float(v.get('shared', 0.5))) for m, v in spec.items()}
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #e8bae35a
 def rehearsal_server(benchmarks:Sequence[str], judges:dict, port:int=0, items:dict|None=None, memo_size:int=200_000, **kw) -> ChatServer:
     "A `ChatServer` (not started) whose every reply comes from the rehearsal judges `judges` ({model: spec}); `memo_size` 0: no prompt memo."
     index = ItemIndex(items) if items is not None else ItemIndex.from_benchmarks(benchmarks)

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from fastcore.basics import patch
 from aiohttp import web
+from ..judges import Constraint, JudgeRequest, get_judge
 
 # %% auto #0
 __all__ = ['hash_reply', 'chat_completion', 'token_logprob', 'judge_logprobs', 'ChatServer', 'main']
@@ -42,6 +43,7 @@ def chat_completion(text:str, model:str, prompt_tokens:int, completion_tokens:in
             'usage': {'prompt_tokens': prompt_tokens, 'completion_tokens': completion_tokens,
                       'total_tokens': prompt_tokens + completion_tokens}}
 
+# %% ../../nbs/05a_testing_server.ipynb #857922b3
 def token_logprob(token:str, logprob:float, top:list[tuple[str, float]]) -> dict:
     "One entry of `logprobs.content`: the generated token and its alternatives, as the API spells them."
     return dict(token=token, logprob=logprob, bytes=list(token.encode()),
@@ -104,20 +106,24 @@ class ChatServer:
     @property
     def url(self) -> str: return f"{'https' if self.ssl_context else 'http'}://{self.host}:{self.port}/v1"
 
-    def reset(self):
-        "Clear the counters."
-        with self.lock:
-            self.by_key, self.fault_counts = Counter(), Counter()
-            self.received = self.answered = self.abandoned = self.in_flight = self.max_in_flight = self.connections = 0
-            self.replayed, self.delivered, self.replayed_by_key = 0, {}, Counter()
+# %% ../../nbs/05a_testing_server.ipynb #485a6d48
+@patch
+def reset(self:ChatServer):
+    "Clear the counters."
+    with self.lock:
+        self.by_key, self.fault_counts = Counter(), Counter()
+        self.received = self.answered = self.abandoned = self.in_flight = self.max_in_flight = self.connections = 0
+        self.replayed, self.delivered, self.replayed_by_key = 0, {}, Counter()
 
-    def stats(self) -> dict:
-        "The counters, as `GET /stats` returns them."
-        with self.lock:
-            return dict(received=self.received, answered=self.answered, replayed=self.replayed, abandoned=self.abandoned,
-                        faults=dict(self.fault_counts), max_in_flight=self.max_in_flight, max_concurrency=self.max_concurrency,
-                        connections=self.connections, unique_keys=len(self.by_key),
-                        by_key=dict(self.by_key), replayed_by_key=dict(self.replayed_by_key))
+# %% ../../nbs/05a_testing_server.ipynb #5fe21d71
+@patch
+def stats(self:ChatServer) -> dict:
+    "The counters, as `GET /stats` returns them."
+    with self.lock:
+        return dict(received=self.received, answered=self.answered, replayed=self.replayed, abandoned=self.abandoned,
+                    faults=dict(self.fault_counts), max_in_flight=self.max_in_flight, max_concurrency=self.max_concurrency,
+                    connections=self.connections, unique_keys=len(self.by_key),
+                    by_key=dict(self.by_key), replayed_by_key=dict(self.replayed_by_key))
 
 # %% ../../nbs/05a_testing_server.ipynb #49be0766
 @patch
@@ -152,14 +158,13 @@ def judge_model(self:ChatServer):
     "The judge whose model answers (loaded on first use)."
     with self._judge_lock:
         if self._judge is None:
-            from checkeval.judges import get_judge
             self._judge = get_judge(self.judge_name, cache=False, progress=False)
     return self._judge
 
+# %% ../../nbs/05a_testing_server.ipynb #e6cf34f2
 @patch
 def judge_reply(self:ChatServer, body:dict) -> dict:
     "The completion object from the judge's model for a chat request body."
-    from checkeval.judges import JudgeRequest, Constraint
     choices, k = _choices_of(body), int(body.get('top_logprobs') or 0)
     stop = body.get('stop')
     rf = body.get('response_format') or {}     # a JSON schema goes to the judge as one (the hf backend holds the reply to it)
@@ -226,6 +231,7 @@ async def _replay(self:ChatServer, request, handler):
     if done is None: return await handler(request)
     return web.json_response(done, headers={'Idempotent-Replayed': 'true'})
 
+# %% ../../nbs/05a_testing_server.ipynb #2fc57627
 @patch
 @web.middleware
 async def _cap(self:ChatServer, request, handler):
@@ -304,6 +310,7 @@ async def _file_content(self:ChatServer, request):
     if f is None: return _error(404, 'no such file', 'not_found')
     return web.Response(body=f['data'], content_type='application/octet-stream')
 
+# %% ../../nbs/05a_testing_server.ipynb #cdb77e4b
 @patch
 def _batch_obj(self:ChatServer, bid):
     b = self.batches[bid]
@@ -326,6 +333,7 @@ async def _batch_get(self:ChatServer, request):
     if bid not in self.batches: return _error(404, 'no such batch', 'not_found')
     return web.json_response(self._batch_obj(bid))
 
+# %% ../../nbs/05a_testing_server.ipynb #0c876ee9
 @patch
 def _run_batch(self:ChatServer, bid):
     b = self.batches[bid]
@@ -384,6 +392,7 @@ async def serve(self:ChatServer, started:threading.Event|None=None):
         for h in list(runner.server.connections): h.force_close(); h.transport is None or h.transport.abort()
         await runner.cleanup()
 
+# %% ../../nbs/05a_testing_server.ipynb #d1ea83cf
 @patch
 def serve_forever(self:ChatServer):
     "Serve in this thread until interrupted."
@@ -391,6 +400,7 @@ def serve_forever(self:ChatServer):
     except KeyboardInterrupt: pass
     finally: self.sock.close()
 
+# %% ../../nbs/05a_testing_server.ipynb #3c80d7b4
 @patch
 def start(self:ChatServer):
     "Serve in a background thread (its own event loop); returns self."
@@ -404,6 +414,7 @@ def start(self:ChatServer):
     if self._start_error is not None: raise RuntimeError(f'the server did not start: {self._start_error!r}')
     return self
 
+# %% ../../nbs/05a_testing_server.ipynb #b2020ea5
 @patch
 def stop(self:ChatServer):
     "Stop serving and close the listening socket."
@@ -413,6 +424,7 @@ def stop(self:ChatServer):
     self.sock.close()
     if self._pool is not None: self._pool.shutdown(wait=False); self._pool = None
 
+# %% ../../nbs/05a_testing_server.ipynb #c606b20d
 @patch
 def __enter__(self:ChatServer): return self.start()
 
