@@ -143,8 +143,10 @@ def test_two_processes_share_one_cache(tmp_path):
     n = 1000
     cache = tmp_path / 'cache.sqlite'
     with ChatServer(latency_ms=5, max_concurrency=32) as srv:
-        a = spawn(tmp_path, srv.url, cache, n, tmp_path / 'a.json', conc=16)
-        b = spawn(tmp_path, srv.url, cache, n, tmp_path / 'b.json', conc=16, reverse=True)
+        # a generous client timeout: on a loaded machine (make test's two workers) a 30 s timeout can expire and
+        # its retry would send a request twice for a reason that is not the shared cache's
+        a = spawn(tmp_path, srv.url, cache, n, tmp_path / 'a.json', conc=16, timeout=150)
+        b = spawn(tmp_path, srv.url, cache, n, tmp_path / 'b.json', conc=16, reverse=True, timeout=150)
         for p in (a, b):
             out, err = p.communicate(timeout=170)
             assert p.returncode == 0, err
