@@ -29,11 +29,11 @@ from .runs import evaluate, load_judgments
 from .testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 
 # %% auto #0
-__all__ = ['REHEARSAL_LABEL', 'CHECKED_LEVELS', 'PLANTED_DRAWS', 'rehearsal_config_path', 'load_rehearsal', 'rehearsal_points',
-           'rehearsal_judges', 'RehearsalServer', 'planted_spec', 'run_rehearsal_point', 'point_pool',
-           'run_rehearsal_points', 'planted_interval', 'run_form', 'planted_checks', 'planted_agreement_checks',
-           'reported_agreement', 'index_items', 'needs_judges', 'item_status', 'run_correlations',
-           'reported_correlations', 'rehearse']
+__all__ = ['REHEARSAL_LABEL', 'CHECKED_LEVELS', 'PLANTED_DRAWS', 'REPORTED_TOL', 'rehearsal_config_path', 'load_rehearsal',
+           'rehearsal_points', 'rehearsal_judges', 'RehearsalServer', 'planted_spec', 'run_rehearsal_point',
+           'point_pool', 'run_rehearsal_points', 'planted_interval', 'run_form', 'planted_checks',
+           'planted_agreement_checks', 'reported_agreement', 'index_items', 'needs_judges', 'item_status',
+           'run_correlations', 'reported_correlations', 'rehearse']
 
 # %% ../nbs/33_rehearse.ipynb #e64a53e9
 REHEARSAL_LABEL = 'rehearsal, simulated judges'
@@ -226,6 +226,7 @@ def planted_interval(statistic:str, human, planted, groups=None, level:str='samp
 # %% ../nbs/33_rehearse.ipynb #de6d309d
 CHECKED_LEVELS = ('sample', 'turn', 'system')
 PLANTED_DRAWS = 8          # draws of the yes/no answers' noise a checklist form's interval covers
+REPORTED_TOL = 1e-6        # a reported value is read back from a table file, which keeps 6 significant digits
 
 def _runs_items(runs_root) -> pd.DataFrame:
     j = load_judgments(runs_root)
@@ -275,12 +276,21 @@ def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n
             v, lo, hi = planted_interval(r.statistic, h, zf, systems, r.level, n_boot=n_boot)
             rows.append(dict(benchmark=b, method=m, variant=var, judge=j, dimension=d, level=r.level, statistic=r.statistic,
                              form=form if form != 'checklist' else f'checklist of {k}' if np.ndim(k) == 0 else f'checklist of {min(k)}-{max(k)}', reported=r.value, planted=round(v, 4), low=round(lo, 4), high=round(hi, 4), n_reported=r.n, n_planted=len(h),
-                             passed=bool(np.isfinite(r.value) and lo - 1e-9 <= r.value <= hi + 1e-9)))
+                             passed=bool(np.isfinite(r.value) and lo - REPORTED_TOL <= r.value <= hi + REPORTED_TOL)))
     return pd.DataFrame(rows)
 
+# %% ../nbs/33_rehearse.ipynb #1fbcf630
+def _paper_runs(used, r, sel:pd.DataFrame) -> pd.DataFrame:
+    """The runs of `sel` that the agreement row `r`'s paper reported on: the (judge, variant) pairs of its own correlation rows
+    (`used`, with their `source`), so a judge's other variants (a prompt with another scale, a seed) stay out, as in the paper."""
+    if used is None or not len(used) or 'source' not in used or not isinstance(getattr(r, 'source', None), str): return sel
+    u = used[(used.source == r.source) & (used.benchmark == r.benchmark) & (used.method == r.method)][['judge', 'variant']]
+    return sel.merge(u.astype(str).drop_duplicates(), on=['judge', 'variant']) if len(u) else sel
+
+
 # %% ../nbs/33_rehearse.ipynb #1eef1a24
-def planted_agreement_checks(agree:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=300) -> pd.DataFrame:
-    "One row per reported item-level α of a group of simulated judges: reported, planted and its interval, `passed`."
+def planted_agreement_checks(agree:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=300, used=None) -> pd.DataFrame:
+    "One row per reported item-level α of a group of simulated judges: reported, planted and its interval, `passed` (`used`: `_paper_runs`)."
     import krippendorff
     if agree is None or not len(agree): return pd.DataFrame()
     J = _runs_items(runs_root)
@@ -288,6 +298,7 @@ def planted_agreement_checks(agree:pd.DataFrame, runs_root, responder, judge_mod
     rows, rng = [], np.random.default_rng(0)
     for r in want.itertuples():
         sel = J[(J.benchmark == r.benchmark) & (J.method == r.method) & (J.dimension == r.dimension) & J.judge.isin(judge_models)]
+        sel = _paper_runs(used, r, sel)
         members = judge_groups(sorted(set(sel.judge)), config=configs_dir()/'judges.yaml').get(r.judge_group, [])
         if len(members) < 2: continue
         common = set.intersection(*(set(sel[sel.judge == j].item_id) for j in members))
@@ -303,7 +314,7 @@ def planted_agreement_checks(agree:pd.DataFrame, runs_root, responder, judge_mod
         lo, hi = (min(np.quantile(boots, 0.025), pa), max(np.quantile(boots, 0.975), pa)) if len(boots) else (np.nan, np.nan)
         rows.append(dict(benchmark=r.benchmark, method=r.method, judge_group=r.judge_group, dimension=r.dimension, form=form,
                          reported=r.value, planted=round(pa, 4), low=round(float(lo), 4), high=round(float(hi), 4),
-                         n_judges=len(members), n_items=M.shape[1], passed=bool(np.isfinite(r.value) and lo - 1e-9 <= r.value <= hi + 1e-9)))
+                         n_judges=len(members), n_items=M.shape[1], passed=bool(np.isfinite(r.value) and lo - REPORTED_TOL <= r.value <= hi + REPORTED_TOL)))
     return pd.DataFrame(rows)
 
 # %% ../nbs/33_rehearse.ipynb #9748fa45
@@ -366,7 +377,9 @@ def run_correlations(runs_root, benchmarks:Sequence[str]) -> pd.DataFrame:
 def reported_correlations(figures) -> pd.DataFrame:
     "The long correlation rows the paper notebooks wrote (`<figures>/<paper>/correlations.csv`)."
     fs = [pd.read_csv(p) for p in sorted(Path(figures).glob('*/correlations.csv')) if p.parent.name != 'tables' and p.stat().st_size]
-    return pd.concat(fs, ignore_index=True).drop_duplicates() if fs else pd.DataFrame()
+    if not fs: return pd.DataFrame()
+    df = pd.concat(fs, ignore_index=True)
+    return df.drop_duplicates([c for c in df.columns if c != 'source'])     # a row two papers report is checked once
 
 # %% ../nbs/33_rehearse.ipynb #f437fd61
 def _environment(values:dict):
@@ -421,7 +434,7 @@ def rehearse(config=None, limit:int|None=None, judges:Sequence[str]|None=None, b
             resp = PlantedResponder(index, planted_judges(planted))
             models = {v['judge']: m for m, v in planted.items()}
             checks = planted_checks(corr, out/'runs', resp, models, n_boot=n_boot) if len(corr) else pd.DataFrame()
-            agreement = planted_agreement_checks(reported_agreement(out/'figures'), out/'runs', resp, models, n_boot=min(n_boot, 300)) if papers else pd.DataFrame()
+            agreement = planted_agreement_checks(reported_agreement(out/'figures'), out/'runs', resp, models, n_boot=min(n_boot, 300), used=corr) if papers else pd.DataFrame()
             if len(agreement): checks = pd.concat([checks, agreement.assign(level='item', statistic='krippendorff_alpha', judge=agreement.judge_group,
                                                                             variant='(paper runs)')], ignore_index=True)
         finally: restore()
