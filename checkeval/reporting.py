@@ -213,7 +213,8 @@ LONG_KEYS = {'correlations': CORRELATION_KEYS, 'agreement': AGREEMENT_KEYS}
 def merge_long_csv(rows:pd.DataFrame, kind:str='correlations', out_dir=None, keep_existing:bool=False,
                    source:str|None=None, replace:bool=False) -> Path:
     """Merge `rows`, written by `source`, into `figures/tables/<kind>.csv`: a row with the same key is replaced (kept with
-    `keep_existing`), all others kept; with `replace` the source's earlier rows go first, so none it no longer writes stays."""
+    `keep_existing`), all others kept; with `replace` the source's earlier rows go first, so none it no longer writes stays
+    (and so do rows that name no writer: written before writers were named, no run owns them)."""
     import fcntl
     cols, keys = LONG_COLUMNS[kind], LONG_KEYS[kind]
     missing = [c for c in cols if c not in rows.columns and c != 'source']
@@ -233,7 +234,7 @@ def merge_long_csv(rows:pd.DataFrame, kind:str='correlations', out_dir=None, kee
             old = pd.read_csv(path, dtype={k: str for k in keys}, keep_default_na=False, na_values=[''])
             old = old.reindex(columns=cols)
             old['source'] = old['source'].fillna('').astype(str)
-            if replace and source is not None: old = old[old.source != source]
+            if replace and source is not None: old = old[~old.source.isin([source, ''])]   # '': rows from before writers were named
             merged = pd.concat([old, new], ignore_index=True).drop_duplicates(keys, keep='first' if keep_existing else 'last')
         else: merged = new
         merged = merged.sort_values(keys, kind='stable').reset_index(drop=True)

@@ -30,10 +30,11 @@ def test_write_tables_keeps_other_writers_rows(tmp_path, monkeypatch):
     # a row with a key that write_tables produces (Check-Eval F1 on legal STS), holding a wrong value
     stale = pd.DataFrame([dict(benchmark='legal_sts', method='keypoint', variant='f1', judge=RECORDED_LEGAL_JUDGE, dimension='average',
                                level='sample', statistic='pearson', value=-9.0, ci_low=np.nan, ci_high=np.nan, n=1)])
-    merge_long_csv(pd.concat([other, stale]), 'correlations', tmp_path)
+    merge_long_csv(other, 'correlations', tmp_path, source='paper:checkeval')
+    merge_long_csv(stale, 'correlations', tmp_path, source='recorded')
     other_ag = pd.DataFrame([dict(benchmark='summeval', method='checkeval', judge_group='open', dimension='coherence', unit='question',
                                   statistic='krippendorff_alpha', value=0.7, n_judges=3, n_units=50)])
-    merge_long_csv(other_ag, 'agreement', tmp_path)
+    merge_long_csv(other_ag, 'agreement', tmp_path, source='paper:checkeval')
 
     paths = recorded.write_tables(tmp_path, n_boot=0, benchmarks=['legal_sts'])
     c, a = pd.read_csv(paths['correlations']), pd.read_csv(paths['agreement'])
