@@ -18,8 +18,8 @@ from ..data import load_benchmark
 # %% auto #0
 __all__ = ['GROUP_NOISE', 'seeded_normal', 'PlantedJudge', 'text_words', 'human_latent', 'ItemIndex', 'planted_latent',
            'question_threshold', 'yes_probability', 'rating_distribution', 'prompt_questions', 'prompt_scale',
-           'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example', 'PlantedResponder',
-           'form_scores', 'planted_judges', 'rehearsal_server', 'main']
+           'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example', 'prompt_lists',
+           'bind_prompt_lists', 'PlantedResponder', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #67dacb10
 _ND = NormalDist()
@@ -251,6 +251,7 @@ def instance_from_schema(schema:dict, ctx:ReplyContext, name:str='', i:int|None=
     t = schema.get('type')
     t = next((x for x in t if x != 'null'), 'string') if isinstance(t, list) else t
     if 'enum' in schema:
+        if schema.get('x-prompt-list') and i is not None: return schema['enum'][i % len(schema['enum'])]   # the i-th of a listed set
         yn = _yesno_enum(schema['enum'])
         return (yn[0] if ctx.yes(_question_for(name, ctx, i)) else yn[1]) if yn else schema['enum'][0]
     if t == 'object' or 'properties' in schema:
@@ -296,6 +297,59 @@ def prompt_json_example(text:str) -> dict|None:
         try: return json.loads(raw)
         except json.JSONDecodeError: continue
     return None
+
+# %% ../../nbs/05b_testing_rehearsal.ipynb #c0a70a7b
+_ENTRY = re.compile(r'^\s*(?:[-*]|\d+[.)])\s+(\S.*)$')
+
+def _heads_list(lines:list, k:int) -> bool:
+    "Whether line `k` is a list's heading: not indented, ends with ':', and the next line with text is an entry."
+    s = lines[k]
+    if s[:1].isspace() or not s.strip().endswith(':') or _ENTRY.match(s): return False
+    nxt = next((l for l in lines[k+1:] if l.strip()), '')
+    return bool(_ENTRY.match(nxt))
+
+def prompt_lists(text:str) -> dict[str, list[str]]:
+    """The lists a prompt shows: {heading, lower case: entries} for a heading line (`Name:`) over `- entry` / `1. entry` lines;
+    a heading over such headings (`Components and their considerations:`) lists their names; numbered entries also under `#`."""
+    lines, out, numbered, cur, parent = text.splitlines(), {}, [], None, None
+    for k, line in enumerate(lines):
+        if not line.strip(): continue
+        if (m := _ENTRY.match(line)) and cur is not None:
+            out.setdefault(cur, []).append(m.group(1).strip())
+            if re.match(r'^\s*\d', line) and cur not in numbered: numbered.append(cur)
+        elif _heads_list(lines, k):
+            name = line.strip()[:-1].strip()
+            if parent is not None: out[parent].append(name)
+            cur = name.lower()
+        elif line.strip().endswith(':') and not line[:1].isspace() and (j := next((x for x in range(k+1, len(lines)) if lines[x].strip()), None)) is not None and _heads_list(lines, j):
+            parent, cur = line.strip()[:-1].strip().lower(), None; out[parent] = []
+        elif not _ENTRY.match(line): cur = parent = None
+    if len(numbered) == 1: out['#'] = out[numbered[0]]
+    return out
+
+
+# %% ../../nbs/05b_testing_rehearsal.ipynb #b51d4772
+def _listed(name:str, lists:dict) -> list|None:
+    "The entries of the list a field is named after (`component` ← `Components:` or `Components and ...:`); never the decomposition's units."
+    n = name.lower()
+    if any(w in n for w in ('sentence', 'fact', 'unit', 'question')): return None
+    k, v = next(((k, v) for k, v in lists.items() if k != '#' and v and n in (w := k.split()[0], w.rstrip('s'), w.removesuffix('es'))), (None, None))
+    if k and ' and their ' in k: v = [e.rsplit(': ', 1)[0] if e.endswith('?') else e for e in v]   # `... and their questions:` lists `name: question?`
+    return v
+
+def bind_prompt_lists(schema:dict, lists:dict) -> dict:
+    "`schema` (from a prompt's example) with the prompt's lists as the allowed values: a string property named after a heading takes its entries; a list of strings beside it, the numbered entries."
+    if not lists: return schema
+    if schema.get('type') == 'array': return {**schema, 'items': bind_prompt_lists(schema.get('items', {}), lists)}
+    props = schema.get('properties')
+    if not props: return schema
+    new = {k: ({**s, 'enum': v, 'x-prompt-list': True} if s.get('type') == 'string' and (v := _listed(k, lists)) else bind_prompt_lists(s, lists))
+           for k, s in props.items()}
+    if any(s.get('x-prompt-list') for s in new.values()) and lists.get('#'):
+        new = {k: ({**s, 'items': {'type': 'string', 'enum': lists['#']}} if s.get('type') == 'array' and s.get('items', {}).get('type') == 'string'
+                   and 'enum' not in s['items'] else s) for k, s in new.items()}
+    return {**schema, 'properties': new}
+
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #55e87360
 _TOKEN = re.compile(r'\d+|[^\W\d_]+|\s+|.', re.S)
@@ -401,7 +455,7 @@ def answer(self:PlantedResponder, body:dict) -> tuple[str, dict, str]:
     if schema is not None: return json.dumps(instance_from_schema(schema, ctx)), {}, 'json-schema'
     if rf.get('type') == 'json_object' or re.search(r'\bjson\b', tail, re.I):
         ex = prompt_json_example(tail)
-        if ex is not None: return json.dumps(instance_from_schema(schema_from_example(ex), ctx)), {}, 'json-example'
+        if ex is not None: return json.dumps(instance_from_schema(bind_prompt_lists(schema_from_example(ex), prompt_lists(whole)), ctx)), {}, 'json-example'
         if ctx.questions and '"Q1"' in tail:
             return json.dumps({f'Q{i}': 'yes' if ctx.yes(q) else 'no' for i, q in enumerate(ctx.questions, 1)}), {}, 'json-questions'
     return self._free_text(j, z, key, ctx, tail, yn_q, whole)
