@@ -460,12 +460,24 @@ def answer(self:PlantedResponder, body:dict) -> tuple[str, dict, str]:
             return json.dumps({f'Q{i}': 'yes' if ctx.yes(q) else 'no' for i, q in enumerate(ctx.questions, 1)}), {}, 'json-questions'
     return self._free_text(j, z, key, ctx, tail, yn_q, whole)
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #306fa88c
+def _unit_lines(ctx, tail:str, whole:str) -> str|None:
+    "The one-line-per-unit reply (`U1: 1`) a prompt without a JSON schema asks for its numbered units, each unit's answer as the schema path gives it."
+    if '<units>' not in whole or not re.search(r'one line per unit', tail): return None
+    units = re.findall(r'^(U\d+):', whole.split('<units>', 1)[1].split('</units>', 1)[0], re.M)
+    if not units: return None
+    digits = re.search(r'^U1:\s*[01]\s*$', tail, re.M) is not None
+    ans = lambda i: ctx.yes(_question_for('', ctx, i))
+    return '\n'.join(f"{u}: {(1 if ans(i) else 0) if digits else ('yes' if ans(i) else 'no')}" for i, u in enumerate(units))
+
+
 # %% ../../nbs/05b_testing_rehearsal.ipynb #d9ccea9b
 @patch
 def _free_text(self:PlantedResponder, j, z, key, ctx, tail, yn_q, whole) -> tuple[str, dict, str]:
     if _GENERATE.search(tail):
         what = 'Does the text' if 'answer' not in tail.lower() else 'Does the answer'
         return '\n'.join(f'{i}. {what} satisfy requirement {i} of the criterion?' for i in range(1, 6)), {}, 'generate'
+    if (lines := _unit_lines(ctx, tail, whole)): return lines, {}, 'unit-lines'
     qs = ctx.questions
     if len(qs) > 1 and re.search(r'\bQ1\b|one line per|by (?:its|the \w+\'s) number', tail):
         lab = 'Q{i}: ' if re.search(r'\bQ1\b', tail) else '{i}: '
