@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/testing_rehearsal.html.md"""
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #48daa0c4
 from __future__ import annotations
-import argparse, functools, hashlib, json, math, re
+import argparse, functools, hashlib, heapq, json, math, re
 from collections import Counter
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -103,27 +103,40 @@ from fastcore.basics import patch
 
 @patch
 def lookup(self:ItemIndex, text:str):
-    "The item whose whole evaluated text the prompt shows outside the item's own source (else the best-covered one), or None."
+    "The item whose whole evaluated text the prompt shows outside the item's own source (else the one it shows best, in pieces), or None."
     ws = text_words(text)
     hits = Counter()
     for g in _grams(ws, self.n):
         for ref in self._out.get(g, ()): hits[ref] += 1
     if not hits: return None
     flat = ' ' + ' '.join(ws) + ' '
-    cands = [r for r, _ in hits.most_common(40)]
+    cands = heapq.nsmallest(40, hits, key=lambda r: (-hits[r], r))   # ties by position in the benchmark, never by a set's order
     def norm(r, part):
         k = (r, part)
         if k not in self._words: self._words[k] = ' ' + ' '.join(text_words(getattr(self.items[r], part))) + ' '
         return self._words[k]
-    def shown(r):
-        src = norm(r, 'source') if self.items[r].source else norm(r, 'context')
-        return norm(r, 'output') in (flat.replace(src, ' | ') if src.strip() else flat)
+    src = lambda r: norm(r, 'source') if self.items[r].source else norm(r, 'context')
+    def shown(r): return norm(r, 'output') in (flat.replace(src(r), ' | ') if src(r).strip() else flat)
+    seen = {}                                                   # the prompt's n-grams outside a source, per source
+    def pieces(r):
+        s = src(r)
+        if s not in seen: seen[s] = set(_grams((flat.replace(s, ' | ') if s.strip() else flat).split(), self.n))
+        return _shown_in_pieces(self, r, seen[s])
     full = [r for r in cands if shown(r)]
-    if full:
-        it = self.items[max(full, key=lambda r: (norm(r, 'source') in flat, len(self.items[r].output), hits[r], -r[1]))]
-        return self.canonical[(it.benchmark, it.item_id)]          # outputs shown twice for one source: one prompt, one answer
-    best = max(cands, key=lambda r: hits[r]/max(1, len(text_words(self.items[r].output))//self.n))
-    return self.items[best] if hits[best] >= 2 or len(ws) <= 3*self.n else None
+    if full: best = max(full, key=lambda r: (src(r) in flat, len(self.items[r].output), hits[r], -r[1]))
+    else:
+        best = max(cands, key=lambda r: (pieces(r), -r[1]))
+        if not (hits[best] >= 2 or len(ws) <= 3*self.n): return None
+    it = self.items[best]
+    return self.canonical[(it.benchmark, it.item_id)]          # the same output twice for one source: one prompt, one answer
+
+def _shown_in_pieces(index:ItemIndex, r, seen:set) -> int:
+    "How well a prompt whose n-grams are `seen` shows item `r`'s output in pieces (SEAL's sentence pairs, units): its n-grams found minus those missing."
+    k = (r, 'grams')
+    if k not in index._words: index._words[k] = set(_grams(text_words(index.items[r].output), index.n))
+    own = index._words[k]
+    found = len(own & seen)
+    return 2*found - len(own)
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #bf9d37c8
 @patch
