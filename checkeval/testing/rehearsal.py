@@ -8,6 +8,7 @@ Docs: https://checkeval.github.io/checkeval/testing_rehearsal.html.md"""
 from __future__ import annotations
 import argparse, functools, hashlib, heapq, json, math, re
 from collections import Counter
+import dataclasses
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Sequence
@@ -18,8 +19,8 @@ from ..data import load_benchmark
 # %% auto #0
 __all__ = ['GROUP_NOISE', 'seeded_normal', 'PlantedJudge', 'text_words', 'human_latent', 'ItemIndex', 'planted_latent',
            'question_threshold', 'yes_probability', 'rating_distribution', 'prompt_questions', 'prompt_scale',
-           'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example', 'PlantedResponder',
-           'form_scores', 'planted_judges', 'rehearsal_server', 'main']
+           'prompt_units', 'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example',
+           'PlantedResponder', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #67dacb10
 _ND = NormalDist()
@@ -123,6 +124,7 @@ def lookup(self:ItemIndex, text:str):
         if s not in seen: seen[s] = set(_grams((flat.replace(s, ' | ') if s.strip() else flat).split(), self.n))
         return _shown_in_pieces(self, r, seen[s])
     full = [r for r in cands if shown(r)]
+    full = [r for r in full if not any(o != r and norm(r, 'output') in src(o) for o in full)] or full   # a turn of the dialogue shown, not its reply
     if full: best = max(full, key=lambda r: (src(r) in flat, len(self.items[r].output), hits[r], -r[1]))
     else:
         best = max(cands, key=lambda r: (pieces(r), -r[1]))
@@ -213,6 +215,13 @@ def prompt_scale(text:str) -> tuple[int, int]|None:
     found = [f for f in found if f[1] < f[2] <= 100]
     return max(found)[1:] if found else None
 
+_UNITS = re.compile(r'<units>\s*(.*?)\s*</units>', re.S)
+def prompt_units(text:str) -> list[str]|None:
+    "The units a prompt lists for one decision each (`U1: ...` in its last <units> block; SEAL), or None."
+    blocks = _UNITS.findall(text)
+    if not blocks: return None
+    return [u.strip() for u in re.split(r'(?m)^U\d+:\s*', blocks[-1]) if u.strip()] or None
+
 # %% ../../nbs/05b_testing_rehearsal.ipynb #6a8f9762
 @dataclass
 class ReplyContext:
@@ -222,20 +231,26 @@ class ReplyContext:
     questions: list
     size: int|None = None           # entries a list must have ("has N entries"), when the prompt says
     sentences: dict|None = None     # {'output'|'source'|'reference': its sentences} (decomposition stages)
+    units: list|None = None         # the units a prompt lists for one decision each (SEAL: `U1: ...` in its <units> block)
+    unit: int|None = None           # the unit whose list of answers (one per question) is being written
 
 def _yesno_enum(enum) -> tuple|None:
-    if len(enum) == 2 and set(enum) == {0, 1} and all(isinstance(e, (int, bool)) for e in enum): return (1, 0) if 1 in enum and True not in enum else (True, False)
+    if len(enum) == 2 and set(enum) == {0, 1} and all(isinstance(e, (int, bool)) for e in enum):
+        return (True, False) if any(isinstance(e, bool) for e in enum) else (1, 0)
     low = [str(e).lower() for e in enum]
     y = next((e for e, l in zip(enum, low) if l in _YES), None); n = next((e for e, l in zip(enum, low) if l in _NO), None)
     return (y, n) if y is not None and n is not None else None
 
 def _question_for(name:str, ctx:ReplyContext, i:int|None=None) -> str:
-    "The question a property answers: `Q3` names the third, an array's entry `i` the i-th (or the i-th unit of the one question)."
+    "The question a property answers: `Q3` names the third, an array's entry `i` the i-th (or the i-th unit of the one question); of several units, each its own."
+    many = ctx.units is not None and len(ctx.units) > 1          # one decision per unit: a unit is a question of its own (its text)
     k = re.search(r'(\d+)', str(name))
     if k: j = int(k.group(1)) - 1
     elif len(ctx.questions) > 1 and i is not None and ctx.size in (None, len(ctx.questions)): j = i
+    elif many and i is not None and i < len(ctx.units): return f"{ctx.questions[0] if ctx.questions else name} | {ctx.units[i]}"
     else: return f"{ctx.questions[0] if ctx.questions else name} #{i or 0}"
-    return ctx.questions[j] if 0 <= j < len(ctx.questions) else f'{name} #{j}'
+    q = ctx.questions[j] if 0 <= j < len(ctx.questions) else f'{name} #{j}'
+    return f'{q} | {ctx.units[ctx.unit]}' if many and ctx.unit is not None and ctx.unit < len(ctx.units) else q
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #5ecbc5e7
 def instance_from_schema(schema:dict, ctx:ReplyContext, name:str='', i:int|None=None, defs:dict|None=None):
@@ -261,6 +276,8 @@ def instance_from_schema(schema:dict, ctx:ReplyContext, name:str='', i:int|None=
         if it.get('enum') and not _yesno_enum(it['enum']): return list(dict.fromkeys(it['enum']))[:n if hi is not None else None]
         if 'weight' in name.lower(): return [round(1/max(n, 1), 6)]*n
         if parts and it.get('type', 'string') == 'string': return list(parts)
+        if it.get('type') == 'array':                     # a list of answers per unit: entry j of unit u answers question j
+            return [instance_from_schema(it, dataclasses.replace(ctx, size=None, unit=u), name, None, defs) for u in range(n)]
         return [instance_from_schema(it, ctx, name, j, defs) for j in range(n)]
     if t == 'boolean': return bool(ctx.yes(_question_for(name, ctx, i)))
     if t in ('integer', 'number'):
@@ -344,9 +361,9 @@ class PlantedResponder:
         key = f'{item.benchmark}/{item.item_id}/{dim}' if item is not None else hashlib.sha256(text.encode()).hexdigest()[:16]
         z = planted_latent(j, item.benchmark, item.item_id, dim, h) if h is not None else j.noise*seeded_normal('free', j.model, key)
         tail = last[-1500:]
-        questions, size = self.prompt_form(last)
+        questions, size, units = self.prompt_form(last)
         ctx = ReplyContext(yes=lambda q: yes_probability(z, q, j, key) > 0.5, rate=lambda lo, hi: _argmax(rating_distribution(z, lo, hi)),
-                           questions=questions, size=size, sentences=sents)
+                           questions=questions, size=size, sentences=sents, units=units)
         return j, item, dim, z, key, ctx, text, tail
 
 def _argmax(d:dict): return max(d, key=d.get)
@@ -371,13 +388,13 @@ def recognise(self:PlantedResponder, text:str) -> tuple:
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #378573e6
 @patch
-def prompt_form(self:PlantedResponder, last:str) -> tuple[list, int|None]:
-    "(the questions of a prompt's last message, the entries a list must have when it says), remembered like `recognise`: the same for every judge."
+def prompt_form(self:PlantedResponder, last:str) -> tuple[list, int|None, list|None]:
+    "(the questions of a prompt's last message, the entries a list must have when it says, the units it lists), remembered like `recognise`: the same for every judge."
     k = hashlib.blake2b(last.encode(), digest_size=16).digest() if self.memo_size > 0 else None
     hit = self._forms.get(k)
     if hit is None:
         size = re.search(r'has (\d+) entr', last[-1500:])
-        hit = (prompt_questions(last), int(size.group(1)) if size else None)
+        hit = (prompt_questions(last), int(size.group(1)) if size else None, prompt_units(last))
         if k is not None:
             if len(self._forms) >= self.memo_size: self._forms.clear()
             self._forms[k] = hit
@@ -466,15 +483,17 @@ def planted_scores(self:PlantedResponder, benchmark:str, item_ids:Sequence[str],
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #7f3e73a9
 def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|Sequence[int]|None=None, share:float|None=None, draw:int=0) -> np.ndarray:
-    "Planted scores `z` as a method of `form` can report them; a checklist's thresholds moved together so its mean yes-share is `share` (when given); `draw` > 0: another draw of the answers' noise."
+    "Planted scores `z` as a method of `form` can report them; a checklist's thresholds moved together so its mean yes-share is `share` (when given); `draw` > 0: another draw of the thresholds and the answers' noise."
     z = np.asarray(z, dtype=float)
     if form == 'rating' and scale: return np.array([_argmax(rating_distribution(v, int(scale[0]), int(scale[1]))) for v in z], dtype=float)
     if form == 'rating_mean' and scale:
         return np.array([sum(k*p for k, p in rating_distribution(v, int(scale[0]), int(scale[1])).items()) for v in z], dtype=float)
     if form == 'checklist' and k is not None and np.all(np.asarray(k) > 0):
         ks = np.broadcast_to(np.asarray(k, dtype=int), z.shape)        # one K for all items, or each item's own
-        K, key = int(ks.max(initial=1)), ([draw] if draw else [])
-        t = np.array([[0.9*_ND.inv_cdf((q + 0.5)/n) if q < n else np.inf for q in range(K)] for n in ks]).reshape(len(z), K)
+        K, key, per_item = int(ks.max(initial=1)), ([draw] if draw else []), np.ndim(k) > 0
+        shared = [0.9*seeded_normal('form-question', *key, q) for q in range(K)]         # K questions of random difficulty
+        own = lambda i, q, n: 0.9*seeded_normal('form-unit', *key, i, q) if per_item and n > 1 else shared[q]   # several units: each its own
+        t = np.array([[own(i, q, n) if q < n else np.inf for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
         eps = 0.3*np.array([[seeded_normal('form', *key, i, q) if q < n else 0. for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
         f = lambda c: ((z[:, None] + eps) > t + c).sum(axis=1)/ks
         if share is None or not 0 < share < 1: return f(0.)
