@@ -132,3 +132,10 @@ def test_seal_sentence_pair_scores_do_not_depend_on_the_hash_seed():
     runs = [scores(seed) for seed in range(5)]
     assert all(v[1] == 'units' for v in runs[0].values()), runs[0]          # every summary judged pair by pair (the path under test)
     assert all(r == runs[0] for r in runs[1:]), runs
+
+def test_a_seal_rating_is_planted_as_a_rating():
+    "SEAL without verification rates on 1-5 and maps the rating onto [0, 1]: the planted form is the rating, not a checklist of four."
+    import pandas as pd
+    from checkeval.rehearse import run_form
+    sel = pd.DataFrame({'item_id': list('abcde'), 'score': [0., .25, .5, .75, 1.], 'n_questions': [1]*5, 'meta': [{'rating_scale': [1, 5]}]*5})
+    assert run_form(sel, 'summeval', 'coherence') == ('rating', (1, 5), None)
