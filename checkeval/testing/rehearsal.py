@@ -124,6 +124,8 @@ def lookup(self:ItemIndex, text:str):
         if s not in seen: seen[s] = set(_grams((flat.replace(s, ' | ') if s.strip() else flat).split(), self.n))
         return _shown_in_pieces(self, r, seen[s])
     full = [r for r in cands if shown(r)]
+    full += [r for r in cands if r not in full and any(norm(f, 'output') in norm(r, 'output') for f in full)
+             and pieces(r) == len(self._words[(r, 'grams')]) > 0]      # a longer output around it, every n-gram shown (in pieces)
     full = [r for r in full if not any(o != r and norm(r, 'output') in src(o) for o in full)] or full   # a turn of the dialogue shown, not its reply
     if full: best = max(full, key=lambda r: (src(r) in flat, len(self.items[r].output), hits[r], -r[1]))
     else:
