@@ -240,6 +240,9 @@ def run_form(sel:pd.DataFrame, benchmark:str, dimension:str) -> tuple[str, tuple
     own = next((m.get('scale') for m in sel.get('meta', pd.Series(dtype=object)) if isinstance(m, dict) and m.get('scale')), None)
     sc = own or (dims[dimension].scale if dimension in dims and dims[dimension].scale else None)   # the prompt's scale, else the benchmark's
     inside = sc is not None and sc[0] - 1e-9 <= s.min() and s.max() <= sc[1] + 1e-9
+    rs = next((m.get('rating_scale') for m in sel.get('meta', pd.Series(dtype=object)) if isinstance(m, dict) and m.get('rating_scale')), None)
+    if rs is not None and s.between(0, 1).all() and np.allclose(s*(rs[1] - rs[0]), (s*(rs[1] - rs[0])).round()):
+        return 'rating', (int(rs[0]), int(rs[1])), None           # a rating mapped onto [0, 1] (SEAL's ratings): the points of its scale
     if np.allclose(s, s.round()) and (own is not None or s.max() > 1):
         return 'rating', (int(sc[0]), int(sc[1])) if sc else (int(s.min()), int(s.max())), None
     dens = [next((q for q in range(1, 61) if abs(v*q - round(v*q)) < 1e-6), 0) for v in s if 0 < v < 1]

@@ -101,3 +101,41 @@ def test_a_share_of_each_items_own_answers_is_planted_per_item():
     sel = pd.DataFrame({'item_id': ['a', 'b', 'c', 'd'], 'score': [0., 0.5, 1/3, 1.], 'n_questions': [1, 2, 3, 2], 'meta': [{}]*4})
     assert run_form(sel, 'summeval', 'coherence') == ('checklist', None, {'a': 1, 'b': 2, 'c': 3, 'd': 2})
     assert form_scores([-3., 0.1, 0.1, 3.], 'checklist', k=[1, 2, 3, 2]).tolist()[::3] == [0., 1.]
+
+SEAL_PAIRS_SCRIPT = r'''
+import json
+from checkeval.core import Dimension, Item
+from checkeval.judges.engine import FunctionJudge
+from checkeval.methods.seal import run_seal
+from checkeval.testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
+s = [f'The {w} story goes on with the {w} and what happened to the people there.' for w in
+     ('harbour', 'station', 'bakery', 'library', 'garden', 'market', 'museum')]
+outs = [' '.join(s[1:4])]*4 + [' '.join(s[:4]), ' '.join(s[3:7]), ' '.join(s[2:6])]
+items = [Item(benchmark='summeval', item_id=f'd1/M{i}', group_id='d1', system_id=f'M{i}', source='a news story', output=o,
+              scores={'coherence': float(1 + (3*i) % 5)}) for i, o in enumerate(outs)]
+r = PlantedResponder(ItemIndex({'summeval': items}), planted_judges({'gpt-4o': {'group': 'api', 'noise': 0.4}}))
+def fn(req):
+    rf = {'type': 'json_schema', 'json_schema': {'schema': req.constraint.json_schema}} if req.constraint and req.constraint.json_schema else None
+    return r.answer({'model': 'gpt-4o', 'messages': req.messages, 'response_format': rf})[0]
+res = run_seal(items, FunctionJudge(fn, name='gpt-4o'), [Dimension(name='coherence', definition='how well the sentences hang together')])
+print(json.dumps({j.system_id: [j.score, j.meta['mode']] for j in res.judgments}, sort_keys=True))
+'''
+
+def test_seal_sentence_pair_scores_do_not_depend_on_the_hash_seed():
+    "SEAL's coherence prompt shows a summary as its sentence pairs (never whole): the simulated judge must find the same item in every process."
+    import os, subprocess, sys
+    def scores(seed):
+        env = {**os.environ, 'PYTHONHASHSEED': str(seed)}
+        p = subprocess.run([sys.executable, '-c', SEAL_PAIRS_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr[-2000:]
+        return json.loads(p.stdout.strip().splitlines()[-1])
+    runs = [scores(seed) for seed in range(5)]
+    assert all(v[1] == 'units' for v in runs[0].values()), runs[0]          # every summary judged pair by pair (the path under test)
+    assert all(r == runs[0] for r in runs[1:]), runs
+
+def test_a_seal_rating_is_planted_as_a_rating():
+    "SEAL without verification rates on 1-5 and maps the rating onto [0, 1]: the planted form is the rating, not a checklist of four."
+    import pandas as pd
+    from checkeval.rehearse import run_form
+    sel = pd.DataFrame({'item_id': list('abcde'), 'score': [0., .25, .5, .75, 1.], 'n_questions': [1]*5, 'meta': [{'rating_scale': [1, 5]}]*5})
+    assert run_form(sel, 'summeval', 'coherence') == ('rating', (1, 5), None)

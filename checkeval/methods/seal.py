@@ -479,6 +479,7 @@ def seal_judgments(answers:Sequence[Answer], expected=None, variant:str|None=Non
         if not ans: meta['status'] = failures.get((i, s, d), 'no answers')
         elif n_ok < len(ans): meta['status'] = next(a.status for a in ans if not a.ok)
         else: meta['status'] = 'ok'
+        if ans and ans[0].meta.get('stage') == 'rate': meta['rating_scale'] = list(ans[0].meta['scale'])   # score = (rating - lo)/(hi - lo)
         if ans and ans[0].meta.get('stage') == 'verify':
             meta['weights'] = {a.sub_dimension: a.meta.get('weight') for a in units[min(units)]}
             meta['weight_status'] = ans[0].meta.get('weight_status')

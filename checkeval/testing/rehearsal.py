@@ -6,20 +6,22 @@ Docs: https://checkeval.github.io/checkeval/testing_rehearsal.html.md"""
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #48daa0c4
 from __future__ import annotations
-import argparse, functools, hashlib, json, math, re
+import argparse, functools, hashlib, heapq, json, math, re
 from collections import Counter
+import dataclasses
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Sequence
 import numpy as np
+from .prompt_lists import bind_prompt_lists, prompt_lists
 from .server import ChatServer, chat_completion, token_logprob
 from ..data import load_benchmark
 
 # %% auto #0
 __all__ = ['GROUP_NOISE', 'seeded_normal', 'PlantedJudge', 'text_words', 'human_latent', 'ItemIndex', 'planted_latent',
            'question_threshold', 'yes_probability', 'rating_distribution', 'prompt_questions', 'prompt_scale',
-           'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example', 'prompt_lists',
-           'bind_prompt_lists', 'PlantedResponder', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
+           'prompt_units', 'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example',
+           'PlantedResponder', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #67dacb10
 _ND = NormalDist()
@@ -98,32 +100,49 @@ class ItemIndex:
         "The index of whole benchmarks (loaded with `checkeval.data.load_benchmark`)."
         return cls({b: load_benchmark(b) for b in benchmarks}, **kw)
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #3213f721
+def _shown_in_pieces(index:ItemIndex, r, seen:set) -> int:
+    "How well a prompt whose n-grams are `seen` shows item `r`'s output in pieces (SEAL's sentence pairs, units): its n-grams found minus those missing."
+    k = (r, 'grams')
+    if k not in index._words: index._words[k] = set(_grams(text_words(index.items[r].output), index.n))
+    own = index._words[k]
+    found = len(own & seen)
+    return 2*found - len(own)
+
 # %% ../../nbs/05b_testing_rehearsal.ipynb #42405ad1
 from fastcore.basics import patch
 
 @patch
 def lookup(self:ItemIndex, text:str):
-    "The item whose whole evaluated text the prompt shows outside the item's own source (else the best-covered one), or None."
+    "The item whose whole evaluated text the prompt shows outside the item's own source (else the one it shows best, in pieces), or None."
     ws = text_words(text)
     hits = Counter()
     for g in _grams(ws, self.n):
         for ref in self._out.get(g, ()): hits[ref] += 1
     if not hits: return None
     flat = ' ' + ' '.join(ws) + ' '
-    cands = [r for r, _ in hits.most_common(40)]
+    cands = heapq.nsmallest(40, hits, key=lambda r: (-hits[r], r))   # ties by position in the benchmark, never by a set's order
     def norm(r, part):
         k = (r, part)
         if k not in self._words: self._words[k] = ' ' + ' '.join(text_words(getattr(self.items[r], part))) + ' '
         return self._words[k]
-    def shown(r):
-        src = norm(r, 'source') if self.items[r].source else norm(r, 'context')
-        return norm(r, 'output') in (flat.replace(src, ' | ') if src.strip() else flat)
+    src = lambda r: norm(r, 'source') if self.items[r].source else norm(r, 'context')
+    def shown(r): return norm(r, 'output') in (flat.replace(src(r), ' | ') if src(r).strip() else flat)
+    seen = {}                                                   # the prompt's n-grams outside a source, per source
+    def pieces(r):
+        s = src(r)
+        if s not in seen: seen[s] = set(_grams((flat.replace(s, ' | ') if s.strip() else flat).split(), self.n))
+        return _shown_in_pieces(self, r, seen[s])
     full = [r for r in cands if shown(r)]
-    if full:
-        it = self.items[max(full, key=lambda r: (norm(r, 'source') in flat, len(self.items[r].output), hits[r], -r[1]))]
-        return self.canonical[(it.benchmark, it.item_id)]          # outputs shown twice for one source: one prompt, one answer
-    best = max(cands, key=lambda r: hits[r]/max(1, len(text_words(self.items[r].output))//self.n))
-    return self.items[best] if hits[best] >= 2 or len(ws) <= 3*self.n else None
+    full += [r for r in cands if r not in full and any(norm(f, 'output') in norm(r, 'output') for f in full)
+             and pieces(r) == len(self._words[(r, 'grams')]) > 0]      # a longer output around it, every n-gram shown (in pieces)
+    full = [r for r in full if not any(o != r and norm(r, 'output') in src(o) for o in full)] or full   # a turn of the dialogue shown, not its reply
+    if full: best = max(full, key=lambda r: (src(r) in flat, len(self.items[r].output), hits[r], -r[1]))
+    else:
+        best = max(cands, key=lambda r: (pieces(r), -r[1]))
+        if not (hits[best] >= 2 or len(ws) <= 3*self.n): return None
+    it = self.items[best]
+    return self.canonical[(it.benchmark, it.item_id)]          # the same output twice for one source: one prompt, one answer
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #bf9d37c8
 @patch
@@ -194,6 +213,7 @@ def prompt_questions(text:str) -> list[str]:
     with_q = [r for r in runs if any(q.endswith('?') for q in r)]
     return (with_q or runs or [[]])[-1]
 
+
 # %% ../../nbs/05b_testing_rehearsal.ipynb #d8d51c2c
 _RANGES = [re.compile(p, re.I) for p in (r'from\s+(\d+)\b[^.\n]{0,40}?\bto\s+(\d+)', r'\((\d+)\s*[-–]\s*(\d+)\)',
                                          r'\b(\d+)\s*(?:-|–|to)\s*(\d+)\s*(?:scale|points?)', r'scale of\s+(\d+)\s*(?:-|–|to)\s*(\d+)')]
@@ -204,6 +224,15 @@ def prompt_scale(text:str) -> tuple[int, int]|None:
     found = [f for f in found if f[1] < f[2] <= 100]
     return max(found)[1:] if found else None
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #7c1ccaac
+_UNITS = re.compile(r'<units>\s*(.*?)\s*</units>', re.S)
+def prompt_units(text:str) -> list[str]|None:
+    "The units a prompt lists for one decision each (`U1: ...` in its last <units> block; SEAL), or None."
+    blocks = _UNITS.findall(text)
+    if not blocks: return None
+    return [u.strip() for u in re.split(r'(?m)^U\d+:\s*', blocks[-1]) if u.strip()] or None
+
+
 # %% ../../nbs/05b_testing_rehearsal.ipynb #6a8f9762
 @dataclass
 class ReplyContext:
@@ -213,20 +242,26 @@ class ReplyContext:
     questions: list
     size: int|None = None           # entries a list must have ("has N entries"), when the prompt says
     sentences: dict|None = None     # {'output'|'source'|'reference': its sentences} (decomposition stages)
+    units: list|None = None         # the units a prompt lists for one decision each (SEAL: `U1: ...` in its <units> block)
+    unit: int|None = None           # the unit whose list of answers (one per question) is being written
 
 def _yesno_enum(enum) -> tuple|None:
-    if len(enum) == 2 and set(enum) == {0, 1} and all(isinstance(e, (int, bool)) for e in enum): return (1, 0) if 1 in enum and True not in enum else (True, False)
+    if len(enum) == 2 and set(enum) == {0, 1} and all(isinstance(e, (int, bool)) for e in enum):
+        return (True, False) if any(isinstance(e, bool) for e in enum) else (1, 0)
     low = [str(e).lower() for e in enum]
     y = next((e for e, l in zip(enum, low) if l in _YES), None); n = next((e for e, l in zip(enum, low) if l in _NO), None)
     return (y, n) if y is not None and n is not None else None
 
 def _question_for(name:str, ctx:ReplyContext, i:int|None=None) -> str:
-    "The question a property answers: `Q3` names the third, an array's entry `i` the i-th (or the i-th unit of the one question)."
+    "The question a property answers: `Q3` names the third, an array's entry `i` the i-th (or the i-th unit of the one question); of several units, each its own."
+    many = ctx.units is not None and len(ctx.units) > 1          # one decision per unit: a unit is a question of its own (its text)
     k = re.search(r'(\d+)', str(name))
     if k: j = int(k.group(1)) - 1
     elif len(ctx.questions) > 1 and i is not None and ctx.size in (None, len(ctx.questions)): j = i
+    elif many and i is not None and i < len(ctx.units): return f"{ctx.questions[0] if ctx.questions else name} | {ctx.units[i]}"
     else: return f"{ctx.questions[0] if ctx.questions else name} #{i or 0}"
-    return ctx.questions[j] if 0 <= j < len(ctx.questions) else f'{name} #{j}'
+    q = ctx.questions[j] if 0 <= j < len(ctx.questions) else f'{name} #{j}'
+    return f'{q} | {ctx.units[ctx.unit]}' if many and ctx.unit is not None and ctx.unit < len(ctx.units) else q
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #5ecbc5e7
 def _parts_for(name:str, ctx:ReplyContext) -> list|None:
@@ -265,6 +300,8 @@ def instance_from_schema(schema:dict, ctx:ReplyContext, name:str='', i:int|None=
         if it.get('enum') and not _yesno_enum(it['enum']): return list(dict.fromkeys(it['enum']))[:n if hi is not None else None]
         if 'weight' in name.lower(): return [round(1/max(n, 1), 6)]*n
         if parts and it.get('type', 'string') == 'string': return list(parts)
+        if it.get('type') == 'array':                     # a list of answers per unit: entry j of unit u answers question j
+            return [instance_from_schema(it, dataclasses.replace(ctx, size=None, unit=u), name, None, defs) for u in range(n)]
         return [instance_from_schema(it, ctx, name, j, defs) for j in range(n)]
     if t == 'boolean': return bool(ctx.yes(_question_for(name, ctx, i)))
     if t in ('integer', 'number'):
@@ -297,59 +334,6 @@ def prompt_json_example(text:str) -> dict|None:
         try: return json.loads(raw)
         except json.JSONDecodeError: continue
     return None
-
-# %% ../../nbs/05b_testing_rehearsal.ipynb #c0a70a7b
-_ENTRY = re.compile(r'^\s*(?:[-*]|\d+[.)])\s+(\S.*)$')
-
-def _heads_list(lines:list, k:int) -> bool:
-    "Whether line `k` is a list's heading: not indented, ends with ':', and the next line with text is an entry."
-    s = lines[k]
-    if s[:1].isspace() or not s.strip().endswith(':') or _ENTRY.match(s): return False
-    nxt = next((l for l in lines[k+1:] if l.strip()), '')
-    return bool(_ENTRY.match(nxt))
-
-def prompt_lists(text:str) -> dict[str, list[str]]:
-    """The lists a prompt shows: {heading, lower case: entries} for a heading line (`Name:`) over `- entry` / `1. entry` lines;
-    a heading over such headings (`Components and their considerations:`) lists their names; numbered entries also under `#`."""
-    lines, out, numbered, cur, parent = text.splitlines(), {}, [], None, None
-    for k, line in enumerate(lines):
-        if not line.strip(): continue
-        if (m := _ENTRY.match(line)) and cur is not None:
-            out.setdefault(cur, []).append(m.group(1).strip())
-            if re.match(r'^\s*\d', line) and cur not in numbered: numbered.append(cur)
-        elif _heads_list(lines, k):
-            name = line.strip()[:-1].strip()
-            if parent is not None: out[parent].append(name)
-            cur = name.lower()
-        elif line.strip().endswith(':') and not line[:1].isspace() and (j := next((x for x in range(k+1, len(lines)) if lines[x].strip()), None)) is not None and _heads_list(lines, j):
-            parent, cur = line.strip()[:-1].strip().lower(), None; out[parent] = []
-        elif not _ENTRY.match(line): cur = parent = None
-    if len(numbered) == 1: out['#'] = out[numbered[0]]
-    return out
-
-
-# %% ../../nbs/05b_testing_rehearsal.ipynb #b51d4772
-def _listed(name:str, lists:dict) -> list|None:
-    "The entries of the list a field is named after (`component` ← `Components:` or `Components and ...:`); never the decomposition's units."
-    n = name.lower()
-    if any(w in n for w in ('sentence', 'fact', 'unit', 'question')): return None
-    k, v = next(((k, v) for k, v in lists.items() if k != '#' and v and n in (w := k.split()[0], w.rstrip('s'), w.removesuffix('es'))), (None, None))
-    if k and ' and their ' in k: v = [e.rsplit(': ', 1)[0] if e.endswith('?') else e for e in v]   # `... and their questions:` lists `name: question?`
-    return v
-
-def bind_prompt_lists(schema:dict, lists:dict) -> dict:
-    "`schema` (from a prompt's example) with the prompt's lists as the allowed values: a string property named after a heading takes its entries; a list of strings beside it, the numbered entries."
-    if not lists: return schema
-    if schema.get('type') == 'array': return {**schema, 'items': bind_prompt_lists(schema.get('items', {}), lists)}
-    props = schema.get('properties')
-    if not props: return schema
-    new = {k: ({**s, 'enum': v, 'x-prompt-list': True} if s.get('type') == 'string' and (v := _listed(k, lists)) else bind_prompt_lists(s, lists))
-           for k, s in props.items()}
-    if any(s.get('x-prompt-list') for s in new.values()) and lists.get('#'):
-        new = {k: ({**s, 'items': {'type': 'string', 'enum': lists['#']}} if s.get('type') == 'array' and s.get('items', {}).get('type') == 'string'
-                   and 'enum' not in s['items'] else s) for k, s in new.items()}
-    return {**schema, 'properties': new}
-
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #55e87360
 _TOKEN = re.compile(r'\d+|[^\W\d_]+|\s+|.', re.S)
@@ -391,10 +375,11 @@ class PlantedResponder:
         key = f'{item.benchmark}/{item.item_id}/{dim}' if item is not None else hashlib.sha256(text.encode()).hexdigest()[:16]
         z = planted_latent(j, item.benchmark, item.item_id, dim, h) if h is not None else j.noise*seeded_normal('free', j.model, key)
         tail = last[-1500:]
-        questions, size = self.prompt_form(last)
+        questions, size, units = self.prompt_form(last)
         ctx = ReplyContext(yes=lambda q: yes_probability(z, q, j, key) > 0.5, rate=lambda lo, hi: _argmax(rating_distribution(z, lo, hi)),
-                           questions=questions, size=size, sentences=sents)
+                           questions=questions, size=size, sentences=sents, units=units)
         return j, item, dim, z, key, ctx, text, tail
+
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #d446733b
 def _argmax(d:dict): return max(d, key=d.get)
@@ -419,13 +404,13 @@ def recognise(self:PlantedResponder, text:str) -> tuple:
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #378573e6
 @patch
-def prompt_form(self:PlantedResponder, last:str) -> tuple[list, int|None]:
-    "(the questions of a prompt's last message, the entries a list must have when it says), remembered like `recognise`: the same for every judge."
+def prompt_form(self:PlantedResponder, last:str) -> tuple[list, int|None, list|None]:
+    "(the questions of a prompt's last message, the entries a list must have when it says, the units it lists), remembered like `recognise`: the same for every judge."
     k = hashlib.blake2b(last.encode(), digest_size=16).digest() if self.memo_size > 0 else None
     hit = self._forms.get(k)
     if hit is None:
         size = re.search(r'has (\d+) entr', last[-1500:])
-        hit = (prompt_questions(last), int(size.group(1)) if size else None)
+        hit = (prompt_questions(last), int(size.group(1)) if size else None, prompt_units(last))
         if k is not None:
             if len(self._forms) >= self.memo_size: self._forms.clear()
             self._forms[k] = hit
@@ -528,15 +513,17 @@ def planted_scores(self:PlantedResponder, benchmark:str, item_ids:Sequence[str],
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #7f3e73a9
 def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|Sequence[int]|None=None, share:float|None=None, draw:int=0) -> np.ndarray:
-    "Planted scores `z` as a method of `form` can report them; a checklist's thresholds moved together so its mean yes-share is `share` (when given); `draw` > 0: another draw of the answers' noise."
+    "Planted scores `z` as a method of `form` can report them; a checklist's thresholds moved together so its mean yes-share is `share` (when given); `draw` > 0: another draw of the thresholds and the answers' noise."
     z = np.asarray(z, dtype=float)
     if form == 'rating' and scale: return np.array([_argmax(rating_distribution(v, int(scale[0]), int(scale[1]))) for v in z], dtype=float)
     if form == 'rating_mean' and scale:
         return np.array([sum(k*p for k, p in rating_distribution(v, int(scale[0]), int(scale[1])).items()) for v in z], dtype=float)
     if form == 'checklist' and k is not None and np.all(np.asarray(k) > 0):
         ks = np.broadcast_to(np.asarray(k, dtype=int), z.shape)        # one K for all items, or each item's own
-        K, key = int(ks.max(initial=1)), ([draw] if draw else [])
-        t = np.array([[0.9*_ND.inv_cdf((q + 0.5)/n) if q < n else np.inf for q in range(K)] for n in ks]).reshape(len(z), K)
+        K, key, per_item = int(ks.max(initial=1)), ([draw] if draw else []), np.ndim(k) > 0
+        shared = [0.9*seeded_normal('form-question', *key, q) for q in range(K)]         # K questions of random difficulty
+        own = lambda i, q, n: 0.9*seeded_normal('form-unit', *key, i, q) if per_item and n > 1 else shared[q]   # several units: each its own
+        t = np.array([[own(i, q, n) if q < n else np.inf for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
         eps = 0.3*np.array([[seeded_normal('form', *key, i, q) if q < n else 0. for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
         f = lambda c: ((z[:, None] + eps) > t + c).sum(axis=1)/ks
         if share is None or not 0 < share < 1: return f(0.)
