@@ -223,6 +223,17 @@ def planted_interval(statistic:str, human, planted, groups=None, level:str='samp
 
 
 
+# %% ../nbs/33_rehearse.ipynb #ee3bb8e6
+def _scaled_checklist(sel:pd.DataFrame, s:pd.Series, own) -> dict|None:
+    "{item: K} when the scores are shares of each item's K yes/no answers put on the run's own scale (InteractEval: lo + (hi - lo)·share), else None."
+    if own is None or 'n_questions' not in sel: return None
+    nq = sel['n_questions'].astype(float)
+    if not (nq > 1).all() or own[1] <= own[0]: return None
+    share = (s - own[0])/(own[1] - own[0])
+    if not share.between(-1e-9, 1 + 1e-9).all() or not np.allclose(share*nq, (share*nq).round(), atol=1e-6): return None
+    return dict(zip(sel.item_id, nq.astype(int)))
+
+
 # %% ../nbs/33_rehearse.ipynb #de6d309d
 CHECKED_LEVELS = ('sample', 'turn', 'system')
 PLANTED_DRAWS = 8          # draws of the yes/no answers' noise a checklist form's interval covers
@@ -240,6 +251,7 @@ def run_form(sel:pd.DataFrame, benchmark:str, dimension:str) -> tuple[str, tuple
     own = next((m.get('scale') for m in sel.get('meta', pd.Series(dtype=object)) if isinstance(m, dict) and m.get('scale')), None)
     sc = own or (dims[dimension].scale if dimension in dims and dims[dimension].scale else None)   # the prompt's scale, else the benchmark's
     inside = sc is not None and sc[0] - 1e-9 <= s.min() and s.max() <= sc[1] + 1e-9
+    if (k := _scaled_checklist(sel, s, own)) is not None: return 'checklist', None, k   # a share of K answers put on the scale
     rs = next((m.get('rating_scale') for m in sel.get('meta', pd.Series(dtype=object)) if isinstance(m, dict) and m.get('rating_scale')), None)
     if rs is not None and s.between(0, 1).all() and np.allclose(s*(rs[1] - rs[0]), (s*(rs[1] - rs[0])).round()):
         return 'rating', (int(rs[0]), int(rs[1])), None           # a rating mapped onto [0, 1] (SEAL's ratings): the points of its scale
