@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from ..core import Answer, DataError, Judgment, read_jsonl
 from ..data import load_alpacaeval_leaderboard, load_arena_elo, load_benchmark
-from ..metaeval import bradley_terry, pairwise_agreement, pairwise_outcomes, ranking_correlation, MIN_ITEMS
+from ..metaeval import bradley_terry, pairwise_agreement, pairwise_outcomes, ranking_correlation, MIN_ITEMS, ROW_FUNCS
 from ..parsing import answer_class
 from .rocketeval import supervised_scores, unsupervised_score
 from .rocketeval_data import PAPER_LABELER
@@ -113,6 +113,31 @@ def common_queries(judgments:Sequence[Judgment], score:str='score') -> tuple[lis
     return ([j for j in js if j.meta.get('instance_id', j.item_id) in keep],
             {'queries': len(keep), 'dropped': len(allq - keep), 'systems': len(systems)})
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #dc787c67
+def _query_bootstrap(df:pd.DataFrame, qs, reference:pd.Series, statistics:list, n_boot:int, seed:int=0) -> dict[str, list]:
+    """Each statistic of the models' mean scores against `reference` over `n_boot` resamples of the queries `qs` (rows of `df`:
+    query, system_id, score), all resamples at once: a resample is its queries' counts, the means are count-weighted sums."""
+    out = {s: [] for s in statistics}
+    if not n_boot: return out
+    rng, models = np.random.default_rng(seed), np.array(sorted(df.system_id.unique()), dtype=object)
+    qi, mi = pd.Index(qs).get_indexer(df['query']), pd.Index(models).get_indexer(df.system_id)
+    S, C = np.zeros((len(qs), len(models))), np.zeros((len(qs), len(models)))
+    np.add.at(S, (qi, mi), df.score.to_numpy(float)); np.add.at(C, (qi, mi), 1.)
+    W = np.stack([np.bincount(rng.choice(len(qs), len(qs)), minlength=len(qs)) for _ in range(n_boot)]).astype(float)   # the draws as before
+    cnt = W @ C
+    with np.errstate(invalid='ignore', divide='ignore'): M = (W @ S)/cnt
+    ref = reference.reindex(models).to_numpy(float)
+    for m, present in zip(M, cnt > 0):                  # a resample missing a model correlates the models it has
+        if present.all() or present.sum() < 3: continue
+        b = m[present]
+        if len(np.unique(b)) > 1:
+            for s in statistics: out[s].append(float(ROW_FUNCS[s](b[None], ref[present][None])[0]))
+    full = (cnt > 0).all(1) & (len(models) >= 3)
+    full &= np.array([len(np.unique(r)) > 1 for r in M]) if len(M) else full
+    for s in statistics: out[s] += [float(v) for v in ROW_FUNCS[s](M[full], np.broadcast_to(ref, M[full].shape))]
+    return out
+
+
 # %% ../../nbs/12b_rocketeval_tables.ipynb #da4181fc
 def ranking_rows(judgments:Sequence[Judgment], reference:pd.Series, score:str='score', n_boot:int=1000, seed:int=0,
                  min_items:int|None=None) -> pd.DataFrame:
@@ -125,12 +150,7 @@ def ranking_rows(judgments:Sequence[Judgment], reference:pd.Series, score:str='s
     if 'note' not in base: base['note'] = ''
     if base.value.isna().all(): n_boot = 0   # no value: no interval either
     qs = df['query'].unique()
-    rng, boots = np.random.default_rng(seed), {s: [] for s in base.statistic}
-    groups = {q: g for q, g in df.groupby('query')}
-    for _ in range(n_boot):
-        b = pd.concat([groups[q] for q in rng.choice(qs, len(qs))]).groupby('system_id').score.mean()
-        if len(b) < 3 or b.nunique() < 2: continue
-        for r in ranking_correlation(b, reference).itertuples(): boots[r.statistic].append(r.value)
+    boots = _query_bootstrap(df, qs, reference, list(base.statistic), n_boot, seed)
     ci = {s: (np.nanpercentile(v, 2.5), np.nanpercentile(v, 97.5)) if len(v) else (np.nan, np.nan) for s, v in boots.items()}
     return base.assign(ci_low=[ci[s][0] for s in base.statistic], ci_high=[ci[s][1] for s in base.statistic],
                        n_models=base.n, n_queries=len(qs)).drop(columns='n')
