@@ -64,6 +64,8 @@ life work school house home water money game team player players city war group 
 research data result results problem problems part point way thing things place home hand head eye eyes face body
 said according officials percent million billion including during since while although because however therefore thus
 """.split()
+
+# %% ../../nbs/03d_judges_builtin.ipynb #cb06bfad
 WORDS = list(dict.fromkeys(w for w in _WORDS if w not in ANSWERS))
 WORDS += [w.capitalize() for w in WORDS if w.capitalize() not in WORDS and w.capitalize() not in ANSWERS]   # sentence starts
 
