@@ -446,14 +446,12 @@ def answer(self:PlantedResponder, body:dict) -> tuple[str, dict, str]:
     return self._free_text(j, z, key, ctx, tail, yn_q, whole)
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #306fa88c
-def _unit_lines(ctx, tail:str, whole:str) -> str|None:
-    "The one-line-per-unit reply (`U1: 1`) a prompt without a JSON schema asks for its numbered units, each unit's answer as the schema path gives it."
-    if '<units>' not in whole or not re.search(r'one line per unit', tail): return None
-    units = re.findall(r'^(U\d+):', whole.split('<units>', 1)[1].split('</units>', 1)[0], re.M)
-    if not units: return None
+def _unit_lines(ctx, tail:str) -> str|None:
+    "The one-line-per-unit reply (`U1: 1`) a prompt without a JSON schema asks for its units (`ctx.units`), each unit's answer as the schema path gives it."
+    if not ctx.units or not re.search(r'one line per unit', tail): return None
     digits = re.search(r'^U1:\s*[01]\s*$', tail, re.M) is not None
     ans = lambda i: ctx.yes(_question_for('', ctx, i))
-    return '\n'.join(f"{u}: {(1 if ans(i) else 0) if digits else ('yes' if ans(i) else 'no')}" for i, u in enumerate(units))
+    return '\n'.join(f"U{i + 1}: {(1 if ans(i) else 0) if digits else ('yes' if ans(i) else 'no')}" for i in range(len(ctx.units)))
 
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #d9ccea9b
@@ -462,7 +460,7 @@ def _free_text(self:PlantedResponder, j, z, key, ctx, tail, yn_q, whole) -> tupl
     if _GENERATE.search(tail):
         what = 'Does the text' if 'answer' not in tail.lower() else 'Does the answer'
         return '\n'.join(f'{i}. {what} satisfy requirement {i} of the criterion?' for i in range(1, 6)), {}, 'generate'
-    if (lines := _unit_lines(ctx, tail, whole)): return lines, {}, 'unit-lines'
+    if (lines := _unit_lines(ctx, tail)): return lines, {}, 'unit-lines'
     qs = ctx.questions
     if len(qs) > 1 and re.search(r'\bQ1\b|one line per|by (?:its|the \w+\'s) number', tail):
         lab = 'Q{i}: ' if re.search(r'\bQ1\b', tail) else '{i}: '
