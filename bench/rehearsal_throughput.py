@@ -9,9 +9,9 @@ judge cache, interleaved `--repeats` times so that all see the same machine:
 
 * baseline: this tree with the paths before the first speed-ups switched back on: every rendered request
   reads and compiles its prompt template again, and the server looks every prompt up (`--memo-size 0`);
-* previous: the tree of git revision `--ref` (by default the one before the second round of speed-ups:
-  the server reading each prompt's questions and thresholds once per judge, the client merging its
-  relative URL per request), exported with `git archive` into a temporary folder;
+* previous: the tree of git revision `--ref` (by default the one before the third round of speed-ups:
+  requests to a server of one's own sent through the official client instead of plain `aiohttp`
+  posts), exported with `git archive` into a temporary folder;
 * current: this tree.
 
 For each: requests answered, wall seconds, requests per second, client and server CPU milliseconds per
@@ -30,7 +30,7 @@ import argparse, collections, json, os, shutil, statistics, subprocess, sys, tem
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
-DEFAULT_REF = 'c369c2e'   # the tree before the second round of speed-ups (issue 26, item 4)
+DEFAULT_REF = 'aff0dfb'   # the tree before the third round of speed-ups (issue 26, item 4): official client for every server
 
 def _cpu(pid) -> float:
     f = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()

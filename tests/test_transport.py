@@ -1,4 +1,4 @@
-"""The `openai` backend over TLS on the SDK's public transports (`aiohttp`, `httpx`): the local
+"""The `openai` backend over TLS, with plain `aiohttp` posts (`direct`) and on the SDK's public transports (`aiohttp`, `httpx`): the local
 server speaks HTTPS with a self-signed certificate made by `openssl` for the test. Trusted
 through the judge's SSL context, requests are answered over kept-alive connections; untrusted,
 every request fails as a connection error (verification stays on)."""
@@ -9,7 +9,7 @@ from checkeval.judges import openai as openai_backend
 from checkeval.testing.server import ChatServer
 
 pytestmark = pytest.mark.skipif(shutil.which('openssl') is None, reason='needs the openssl command')
-BACKENDS = ['aiohttp', 'httpx'] if openai_backend.aiohttp_available() else ['httpx']
+BACKENDS = ['direct'] + (['aiohttp', 'httpx'] if openai_backend.aiohttp_available() else ['httpx'])
 
 
 @pytest.fixture(scope='module')

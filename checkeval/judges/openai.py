@@ -1,4 +1,4 @@
-"""Any OpenAI-compatible server (vLLM replicas, a local server, OpenAI itself) through the official async client: bounded concurrency, classified retries, endpoints sharing the load, and the Batch API.
+"""Any OpenAI-compatible server (vLLM replicas, a local server, OpenAI itself) over aiohttp or the official async client: bounded concurrency, classified retries, endpoints sharing the load, and the Batch API.
 
 Docs: https://checkeval.github.io/checkeval/judges_openai.html.md"""
 
@@ -14,7 +14,8 @@ from .types import JudgeRequest, JudgeResponse, check_no_secrets, request_key
 from .engine import Judge, register_backend
 
 # %% auto #0
-__all__ = ['classify_error', 'parse_chat_completion', 'aiohttp_available', 'OpenAIJudge', 'submit_batch', 'collect_batch']
+__all__ = ['HTTPStatusError', 'classify_error', 'parse_chat_completion', 'aiohttp_available', 'OpenAIJudge', 'submit_batch',
+           'collect_batch']
 
 # %% ../../nbs/03f_judges_openai.ipynb #64541712
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
@@ -36,9 +37,28 @@ def _root_cause(e:BaseException) -> BaseException:
     while e.__cause__ is not None and id(e) not in seen: seen.add(id(e)); e = e.__cause__
     return e
 
+# %% ../../nbs/03f_judges_openai.ipynb #fa3e794f
+class HTTPStatusError(Exception):
+    "A reply with an error status to a request sent over plain HTTP: `status_code`, `message` (the server's) and `headers`."
+    def __init__(self, status_code:int, body:bytes=b'', headers=None):
+        self.status_code, self.headers = status_code, headers or {}
+        try:
+            d = json.loads(body)
+            err = d.get('error') if isinstance(d, dict) else None
+            msg = err.get('message') if isinstance(err, dict) else err or (d.get('message') if isinstance(d, dict) else None)
+        except ValueError: msg = None
+        self.message = str(msg or body[:200].decode('utf-8', 'replace').strip() or f'status {status_code}')
+        super().__init__(self.message)
+
+# %% ../../nbs/03f_judges_openai.ipynb #63e1bc01
 def classify_error(e:BaseException) -> tuple[bool, str, float|None]:
-    "(retryable, reason, retry-after seconds) for an exception raised by the openai client."
-    import openai
+    "(retryable, reason, retry-after seconds) for an exception raised by the openai client or a plain `aiohttp` post."
+    import openai, aiohttp
+    if isinstance(e, HTTPStatusError):
+        return e.status_code in _RETRY_STATUS or e.status_code >= 500, f'HTTP {e.status_code}: {e.message[:200]}', _retry_after(e.headers)
+    if isinstance(e, TimeoutError): return True, 'timeout', None     # aiohttp's timeouts are TimeoutErrors
+    if isinstance(e, aiohttp.ClientError):                            # refused, reset, TLS, a dropped connection
+        return True, f'connection error: {type(e).__name__}: {str(e)[:160]}', None
     if isinstance(e, openai.APITimeoutError):
         root = _root_cause(e)   # the aiohttp transport reports a dropped connection as a connect timeout
         if not isinstance(root, TimeoutError) and (isinstance(root, OSError) or 'Disconnected' in type(root).__name__):
@@ -101,10 +121,14 @@ def _ssl_context():
     if _SSL_CONTEXT is None: _SSL_CONTEXT = _httpx().create_ssl_context()
     return _SSL_CONTEXT
 
-_HTTP_BACKENDS = ('auto', 'aiohttp', 'httpx')
+_HTTP_BACKENDS = ('auto', 'direct', 'aiohttp', 'httpx')
 
 class _Endpoint:
-    def __init__(self, url): self.url, self.in_flight, self.sent, self.client, self.chat = url, 0, 0, None, '/chat/completions'
+    def __init__(self, url): self.url, self.in_flight, self.sent, self.client, self.session, self.chat = url, 0, 0, None, None, '/chat/completions'
+    async def aclose(self):
+        "Close what the call opened: the `aiohttp` session or the official client."
+        if self.session is not None: await self.session.close()
+        if self.client is not None: await self.client.close()
 
 def _chat_url(client) -> str:
     "The absolute chat-completions URL of a client (the one its relative path resolves to: the client parses it once instead of merging it per request)."
@@ -176,8 +200,9 @@ def body(self:OpenAIJudge, req:JudgeRequest) -> tuple[dict, dict]:
 # %% ../../nbs/03f_judges_openai.ipynb #ba81083a
 @patch(as_prop=True)
 def http_backend(self:OpenAIJudge) -> str:
-    "The SDK's transport under the official client: `aiohttp` when its extra is installed, else `httpx` (unless forced)."
+    "How requests go out: `direct` (plain aiohttp posts) to a server of your own, else the official client over `aiohttp` or `httpx` (unless forced)."
     if self._http_backend != 'auto': return self._http_backend
+    if self.base_url_env or all(u is not None for u in self._base_urls): return 'direct'
     return 'aiohttp' if aiohttp_available() else 'httpx'
 
 @patch
@@ -188,19 +213,31 @@ def _http_client(self:OpenAIJudge):
     kw = dict(limits=_httpx().Limits(max_connections=2*n + 8, max_keepalive_connections=n + 4), verify=_ssl_context())
     return openai.DefaultAioHttpClient(**kw) if kind == 'aiohttp' else openai.DefaultAsyncHttpxClient(**kw)
 
+@patch
+def _open(self:OpenAIJudge, ep:_Endpoint, key:str):
+    "Open `ep` for one call: an `aiohttp` session (`direct`) or the official client; `ep.chat` is the chat-completions URL."
+    if self.http_backend == 'direct':
+        import aiohttp
+        n = self.max_concurrency
+        ep.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=2*n + 8, ssl=_ssl_context()), headers={'Authorization': f'Bearer {key}'},
+                                           timeout=aiohttp.ClientTimeout(total=self.timeout))
+        ep.chat = (ep.url or 'https://api.openai.com/v1').rstrip('/') + '/chat/completions'
+        return
+    from openai import AsyncOpenAI
+    self._raw_response_type = _httpx().Response
+    ep.client = AsyncOpenAI(base_url=ep.url, api_key=key, max_retries=0, timeout=self.timeout, http_client=self._http_client())
+    ep.chat = _chat_url(ep.client)
+
 # %% ../../nbs/03f_judges_openai.ipynb #90b9ffa0
 @patch
 async def _dispatch(self:OpenAIJudge, keys, pending, done, owner, refresh):
-    from openai import AsyncOpenAI
-    self._raw_response_type = _httpx().Response
     key, urls = self._api_key(), self.base_urls
     self._eps = [_Endpoint(u) for u in urls]
-    for ep in self._eps:
-        ep.client = AsyncOpenAI(base_url=ep.url, api_key=key, max_retries=0, timeout=self.timeout, http_client=self._http_client())
-        ep.chat = _chat_url(ep.client)
-    try: await super(OpenAIJudge, self)._dispatch(keys, pending, done, owner, refresh)
+    try:
+        for ep in self._eps: self._open(ep, key)
+        await super(OpenAIJudge, self)._dispatch(keys, pending, done, owner, refresh)
     finally:
-        for ep in self._eps: await ep.client.close()
+        for ep in self._eps: await ep.aclose()
 
 @patch
 def _pick(self:OpenAIJudge) -> _Endpoint:
@@ -216,17 +253,26 @@ def endpoint_stats(self:OpenAIJudge) -> list[dict]:
 
 # %% ../../nbs/03f_judges_openai.ipynb #2280ba6f
 @patch
+async def _post(self:OpenAIJudge, ep:_Endpoint, body:dict, headers:dict) -> dict:
+    "POST `body` to `ep`'s chat completions; the reply's JSON. Raises what `classify_error` sorts."
+    if ep.session is None:   # the official client's own POST with a plain dict: no per-request parameter transform or model parsing
+        raw = await ep.client.post(ep.chat, cast_to=self._raw_response_type, body=body, options={'headers': headers})
+        return json.loads(raw.content)
+    async with ep.session.post(ep.chat, data=json.dumps(body), headers={**headers, 'Content-Type': 'application/json'}) as r:
+        data = await r.read()
+        if r.status >= 300: raise HTTPStatusError(r.status, data, r.headers)
+    return json.loads(data)
+
+@patch
 async def _acall(self:OpenAIJudge, req:JudgeRequest, key:str|None=None) -> JudgeResponse:
-    raw_response = self._raw_response_type
     kw, extra = self.body(req)
     headers = {'X-Checkeval-Key': key or request_key(req)}
     t0, reason = time.perf_counter(), None
     for attempt in range(self.max_retries + 1):
         ep = self._pick(); ep.in_flight += 1; ep.sent += 1
         try:
-            # the client's own POST with a plain dict: skips its per-request parameter transform and model parsing (CPU-bound at scale)
-            raw = await ep.client.post(ep.chat, cast_to=raw_response, body={**kw, **extra}, options={'headers': headers})
-            return parse_chat_completion(json.loads(raw.content), latency_s=time.perf_counter() - t0, attempts=attempt + 1, cache_key=key)
+            data = await self._post(ep, {**kw, **extra}, headers)
+            return parse_chat_completion(data, latency_s=time.perf_counter() - t0, attempts=attempt + 1, cache_key=key)
         except Exception as e:
             retry, reason, after = classify_error(e)
             if not retry: return JudgeResponse(error=reason, attempts=attempt + 1, latency_s=time.perf_counter() - t0)

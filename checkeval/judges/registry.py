@@ -48,7 +48,7 @@ class _OpenAIFields(BaseModel):
     choice_mode: Optional[Literal['none', 'guided_choice', 'structured_outputs', 'json_schema']] = None
     max_tokens_param: Optional[str] = None
     extra_body: Optional[dict[str, Any]] = None
-    http_backend: Optional[Literal['auto', 'aiohttp', 'httpx']] = None
+    http_backend: Optional[Literal['auto', 'direct', 'aiohttp', 'httpx']] = None
 
 
 # %% ../../nbs/03h_judges_registry.ipynb #e9d7deb3
