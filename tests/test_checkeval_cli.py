@@ -65,10 +65,11 @@ def test_build_entry_point(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize('option,words', [('granularity=paragraph', "option 'granularity' of method checkeval: expected"),
                                           ('filtr=true', "unknown option 'filtr' for method checkeval"),
-                                          ('prompt_source=upstream', 'upstream_file=')])
+                                          ('prompt_source=upstream', 'downloads are disabled')])
 def test_option_errors_are_one_line(cli_env, option, words):
-    "A bad option, or the authors' evaluation template missing from the data catalog: one line on stderr, no traceback."
+    """A bad option, or the authors' evaluation template in neither the cache (a fresh one) nor the mirror, with downloads
+    forbidden (CHECKEVAL_OFFLINE: no network in the tests): one line on stderr, no traceback."""
     args = ['evaluate', '--method', 'checkeval', '--benchmark', 'summeval', '--judge', 'tiny', '--limit', '1', '--dimensions', 'coherence', '-o', option]
-    r = subprocess.run(list(CLI) + args, cwd=ROOT, capture_output=True, text=True, env=cli_env, timeout=600)
+    r = subprocess.run(list(CLI) + args, cwd=ROOT, capture_output=True, text=True, env={**cli_env, 'CHECKEVAL_OFFLINE': '1'}, timeout=600)
     errors = [l for l in r.stderr.splitlines() if 'error' in l]      # (progress bars of the judge's build aside)
     assert r.returncode != 0 and words in r.stderr and 'Traceback' not in r.stderr and len(errors) == 1, r.stderr[-2000:]

@@ -52,12 +52,18 @@ def test_data_list_json_does_not_escape_slashes():
 
 
 def test_data_check_verifies_every_file(tmp_path):
-    r = run(['data', 'check', '--quiet', '--format', 'json'], env={'CHECKEVAL_CACHE': str(tmp_path)})
-    assert r.returncode == 0, r.stderr[-2000:]
+    """Every file of the mirror is verified; a catalogued file the mirror lacks (the project's own source list, e.g. the
+    CheckEval authors' inference code) is reported missing with the URL it would come from, and the command fails."""
+    from checkeval.data import PROJECT_SOURCES, mirror_dir
+    lacking = {e['file'] for e in PROJECT_SOURCES if not (mirror_dir()/e['file']).is_file()}
+    r = run(['data', 'check', '--quiet', '--format', 'json'], env={'CHECKEVAL_CACHE': str(tmp_path), 'CHECKEVAL_OFFLINE': '1'})
+    assert r.returncode == (1 if lacking else 0), r.stderr[-2000:]
     import json
     rows = json.loads(r.stdout)
-    assert len(rows) >= 100 and all(x['status'] == 'ok' for x in rows)
-    assert f'{len(rows)}/{len(rows)} files verified' in r.stderr
+    assert len(rows) >= 100 and all(x['status'] == 'ok' for x in rows if x['path'] not in lacking)
+    assert {x['path']: x['status'] for x in rows if x['path'] in lacking} == dict.fromkeys(lacking, 'missing')
+    assert all('would download from https://raw.githubusercontent.com/' in x['detail'] for x in rows if x['path'] in lacking)
+    assert f'{len(rows) - len(lacking)}/{len(rows)} files verified' in r.stderr
 
 
 def test_data_show_items():

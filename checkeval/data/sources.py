@@ -1,4 +1,4 @@
-"""`data/catalog.json` generated from the data mirror's source lists: dataset, loaders, licence and rebuild recipe of every file.
+"""`data/catalog.json` generated from the data mirror's source lists (and the project's list of files the mirror lacks): dataset, loaders, licence and rebuild recipe of every file.
 
 Docs: https://checkeval.github.io/checkeval/data_sources.html.md"""
 
@@ -15,7 +15,8 @@ from .benchmarks import _INFOS, BENCHMARKS, MT_BENCH_REFERENCES
 from .published import ALPACAEVAL_LEADERBOARD, HANNA_FILES, UNIEVAL_TOPICAL_CHAT
 
 # %% auto #0
-__all__ = ['RESPONSE_DATASETS', 'SOURCE_LISTS', 'build_catalog', 'write_catalog', 'mirror_sources']
+__all__ = ['RESPONSE_DATASETS', 'SOURCE_LISTS', 'PROJECT_SOURCES', 'merge_sources', 'build_catalog', 'write_catalog',
+           'mirror_sources', 'catalog_sources']
 
 # %% ../../nbs/01e_data_sources.ipynb #4be1e35d
 _DERIVED_LICENSES = {'summeval': BENCHMARKS['summeval'].license, 'topical_chat': BENCHMARKS['topical_chat'].license,
@@ -44,6 +45,8 @@ def _describe(path:str, e:dict|None=None) -> tuple[str, list[str]]:
     if m := re.match(r'judgments/check_eval_legal_sts_gpt-4-turbo/stj_h_(\w+)_(reference|candidate)\.json$', path):
         return 'check_eval_legal_sts', [f"load_check_eval_legal('{m[1]}', '{m[2]}')"]
     if path == UNIEVAL_TOPICAL_CHAT: return 'unieval_topical_chat', ['load_unieval_topical_chat()']
+    if path == 'upstream/checkeval/src/inference_checkeval.py':
+        return 'checkeval_upstream', [f"methods.checkeval.load_upstream_evaluation_template('{b}')" for b in ('summeval', 'topical_chat')]
     if m := re.match(r'upstream/checkeval/(\w+?)_questions/(\w+)_(seed|diversification|elaboration)\.yaml$', path):
         return 'checkeval_upstream', [f"load_checkeval_questions('{m[1]}', '{m[2]}', '{m[3]}')"]
     if m := re.match(r'upstream/checkeval/geval_prompt/geval_(\w+)\.yaml$', path): return 'checkeval_upstream', [f"load_checkeval_geval_prompt('{m[1]}')"]
@@ -71,11 +74,22 @@ _EXTERNAL = {UNIEVAL_TOPICAL_CHAT: [{'url': 'https://raw.githubusercontent.com/y
 
 # %% ../../nbs/01e_data_sources.ipynb #dfbd3009
 def _source_list(s) -> list[dict]:
-    return json.loads(Path(s).read_text(encoding='utf-8')) if not isinstance(s, list) else s
+    return json.loads(Path(s).read_text(encoding='utf-8')) if not isinstance(s, (list, tuple)) else list(s)
 
+def merge_sources(*sources) -> list[dict]:
+    "The entries of the source lists (paths or parsed lists) in order; a file listed twice keeps its first entry, and must have the same SHA-256."
+    out = {}
+    for s in sources:
+        for e in _source_list(s):
+            if e['file'] in out and out[e['file']]['sha256'] != e['sha256']:
+                raise DataError(f"'{e['file']}' is listed twice with different SHA-256 ({out[e['file']]['sha256'][:16]}…, {e['sha256'][:16]}…)", s if not isinstance(s, (list, tuple)) else None)
+            out.setdefault(e['file'], e)
+    return list(out.values())
+
+# %% ../../nbs/01e_data_sources.ipynb #b3874f40
 def build_catalog(*sources) -> dict:
-    "The manifest built from the mirror's source lists (`sources.json`, `sources-responses.json`: paths or parsed lists)."
-    src = [e for s in sources for e in _source_list(s)]
+    "The manifest built from source lists (the mirror's `sources.json`, `sources-responses.json`, the project's: paths or parsed lists)."
+    src = merge_sources(*sources)
     files = {e['file']: e for e in src}
     input_of = {}
     for e in src:
@@ -99,7 +113,7 @@ def build_catalog(*sources) -> dict:
                    response_file=e.get('response_file_name'))
         res.append(CatalogEntry.from_dict(ent, f'source list ({path})').to_dict())
     res.sort(key=lambda x: x['path'])
-    return {'version': 1, 'about': 'Every dataset file the project reads; generated from the data mirror source lists by checkeval.data.build_catalog. '
+    return {'version': 1, 'about': 'Every dataset file the project reads; generated from the data mirror source lists and the project\'s (PROJECT_SOURCES) by checkeval.data.build_catalog. '
                                    'No data is stored here: files are resolved from the cache, the mirror or their upstream URL.',
             'files': res}
 
@@ -122,3 +136,16 @@ def mirror_sources() -> list[Path]:
     m = mirror_dir()
     if m is None: raise DataError('no data mirror: set CHECKEVAL_DATA_MIRROR')
     return [m/s for s in SOURCE_LISTS]
+
+# %% ../../nbs/01e_data_sources.ipynb #3fa78e07
+_CE_COMMIT = '610c7e04b0a6cb89dd82cced3f34280afa1b178d'
+
+PROJECT_SOURCES = [
+    dict(file='upstream/checkeval/src/inference_checkeval.py', kind='upstream', repo='yukyunglee/CheckEval', commit=_CE_COMMIT,
+         path='src/inference_checkeval.py', url=f'https://raw.githubusercontent.com/yukyunglee/CheckEval/{_CE_COMMIT}/src/inference_checkeval.py',
+         sha256='10eebbe5d686d72bc240f91959679d8b0470ba27a4c0609c82fc578427e74720', bytes=7385, license='MIT'),
+]
+
+def catalog_sources() -> list:
+    "Every source list the catalog is built from: the mirror's (`mirror_sources`), then `PROJECT_SOURCES`."
+    return [*mirror_sources(), PROJECT_SOURCES]

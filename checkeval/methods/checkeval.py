@@ -13,7 +13,7 @@ import yaml
 from pydantic import Field, PositiveInt, model_validator
 from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES
 from ..runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, validate_options, yes_ratio_judgments
-from ..settings import runs_dir
+from ..settings import ENV_OFFLINE, runs_dir
 from ..parsing import extract_json, normalized_yes, token_text
 from ..data import resolve
 from .checkeval_checklists import *
@@ -192,8 +192,11 @@ def load_upstream_evaluation_template(benchmark:str, path=None) -> str:
         raise DataError(f"no CheckEval evaluation template for '{benchmark}'; known: summeval, topical_chat (and QAGS, with SummEval's)", field='prompt_source')
     if path is None:
         try: path = resolve(UPSTREAM_EVALUATION_FILE)
-        except DataError as e: raise DataError(f"prompt_source='upstream' needs the CheckEval authors' src/inference_checkeval.py: {e}; "
-                                               "pass a local copy as upstream_file=", field='prompt_source') from None
+        except DataError as e:
+            fix = ('remove that copy, it is not the catalogued file' if 'checksum mismatch' in str(e)
+                   else f'let it be downloaded once (network access, {ENV_OFFLINE} unset)')
+            raise DataError(f"prompt_source='upstream' needs the CheckEval authors' src/inference_checkeval.py: {e}; "
+                            f"{fix}, or pass a local copy as upstream_file=", field='prompt_source') from None
     p = Path(path)
     if not p.exists(): raise DataError('file not found', p, field='upstream_file')
     name = f'{src}_template'
