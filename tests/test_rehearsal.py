@@ -33,7 +33,8 @@ def test_a_broken_reply_path_fails_the_planted_checks(tmp_path, monkeypatch):
         ch['logprobs'] = None
         return orig(data, **kw)
     monkeypatch.setattr(oa, 'parse_chat_completion', broken)
-    s = rehearse(config=small_config(tmp_path), papers=False, out=tmp_path/'out', n_boot=300, progress=False)
+    # the patch lives in this process: the points run in its threads (the test above runs them in worker processes)
+    s = rehearse(config=small_config(tmp_path), papers=False, out=tmp_path/'out', n_boot=300, progress=False, workers='thread')
     assert s['failed_points'] == []
     assert s['planted_checks']['failed'] >= 2*3*2 and not s['ok']
 
