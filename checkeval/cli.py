@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #83fbed71
 from __future__ import annotations
-import argparse, json, os, shutil, sys
+import argparse, importlib, json, os, shutil, sys
 from importlib.metadata import version, PackageNotFoundError
 import pandas as pd
 import yaml
@@ -15,15 +15,22 @@ from . import data, settings
 from .settings import UserError
 from .judges import DryRunJudge, check_no_secrets, get_judge, load_judges_config
 from .methods.checkeval_checklists import build_main
-from .reproduce import EXTRA_STEPS, STEPS, reproduce
-from .rehearse import rehearse
 from .runs import check_options, evaluate, list_methods, method_spec
 
 # %% auto #0
-__all__ = ['DEFAULT_MAX_FAILURE_RATE', 'UsageError', 'error_line', 'method_names', 'benchmark_names', 'judge_names',
-           'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data', 'defects_line', 'cmd_settings',
-           'confirm_paid', 'run_outcome', 'weak_form_hint', 'cmd_evaluate', 'cmd_reproduce', 'cmd_build_checklists',
-           'cmd_rehearse', 'positive_int', 'failure_rate', 'Parser', 'add_rehearse_parser', 'build_parser', 'main']
+__all__ = ['HEAVY_COMMANDS', 'DEFAULT_MAX_FAILURE_RATE', 'command_module', 'UsageError', 'error_line', 'method_names',
+           'benchmark_names', 'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data',
+           'defects_line', 'cmd_settings', 'confirm_paid', 'run_outcome', 'weak_form_hint', 'cmd_evaluate',
+           'cmd_reproduce', 'cmd_build_checklists', 'cmd_rehearse', 'positive_int', 'failure_rate', 'Parser',
+           'add_rehearse_parser', 'build_parser', 'main']
+
+# %% ../nbs/90_cli.ipynb #264cfa62
+HEAVY_COMMANDS = {'reproduce': 'checkeval.reproduce', 'rehearse': 'checkeval.rehearse'}   # command: the module it runs
+
+# %% ../nbs/90_cli.ipynb #d919ee08
+def command_module(command:str):
+    "The module behind heavy `command` (`HEAVY_COMMANDS`), imported now: the first call pays its import, later ones find it loaded."
+    return importlib.import_module(HEAVY_COMMANDS[command])
 
 # %% ../nbs/90_cli.ipynb #8a2963fe
 class UsageError(UserError, ValueError): "A command line that asks for something that does not exist or cannot be done as asked."
@@ -58,7 +65,8 @@ def judge_names() -> list[str]:
 
 # %% ../nbs/90_cli.ipynb #96a355e7
 def reproduce_steps() -> list[str]:
-    return [*STEPS, *EXTRA_STEPS]
+    m = command_module('reproduce')
+    return [*m.STEPS, *m.EXTRA_STEPS]
 
 # %% ../nbs/90_cli.ipynb #d3212239
 class _LazyHelp(str):
@@ -216,7 +224,7 @@ def cmd_evaluate(args) -> int:
 # %% ../nbs/90_cli.ipynb #6e9805be
 def cmd_reproduce(args) -> int:
     "`checkeval reproduce`."
-    return reproduce(yes=args.yes, only=args.only, force=args.force) or 0
+    return command_module('reproduce').reproduce(yes=args.yes, only=args.only, force=args.force) or 0
 
 # %% ../nbs/90_cli.ipynb #0e3dca58
 def cmd_build_checklists(args) -> int:
@@ -227,8 +235,8 @@ def cmd_build_checklists(args) -> int:
 # %% ../nbs/90_cli.ipynb #024c9a09
 def cmd_rehearse(args) -> int:
     "`checkeval rehearse`."
-    s = rehearse(config=args.config, limit=args.limit, judges=args.judges, benchmarks=args.benchmarks, jobs=args.jobs,
-                 papers=not args.no_papers, out=args.out, grid=not args.no_grid)
+    s = command_module('rehearse').rehearse(config=args.config, limit=args.limit, judges=args.judges, benchmarks=args.benchmarks, jobs=args.jobs,
+                                            papers=not args.no_papers, out=args.out, grid=not args.no_grid)
     return 0 if s['ok'] else 1
 
 # %% ../nbs/90_cli.ipynb #05e7b979

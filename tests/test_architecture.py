@@ -176,3 +176,15 @@ def test_annotations_resolve(module):
 def test_pending_marks_name_real_modules():
     "A mark for a module that was renamed or removed would hide nothing: take it away."
     assert set(PENDING_SIZE) | set(PENDING_GET_JUDGE) | set(PENDING_LOCAL_IMPORTS) <= set(FILES)
+
+
+def test_the_command_line_starts_without_its_heavy_commands():
+    """`checkeval evaluate`, `data`, `settings` and `--help` do not import what only `reproduce` and `rehearse` need
+    (papermill, the paper tables, the simulated judges' server: about 1.3 s per start); those commands import their
+    module when they run (`checkeval.cli.command_module`)."""
+    import subprocess, sys
+    from checkeval.cli import HEAVY_COMMANDS
+    code = 'import sys, checkeval.cli; print(sorted(m for m in sys.modules if m.startswith("checkeval.")))'
+    loaded = set(eval(subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout))
+    heavy = set(HEAVY_COMMANDS.values()) | {'checkeval.papers', 'checkeval.gridrun', 'checkeval.testing.rehearsal'}
+    assert 'checkeval.runs' in loaded and not (loaded & heavy), sorted(loaded & heavy)
