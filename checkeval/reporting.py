@@ -311,7 +311,8 @@ def scores_with_human(benchmark:str, methods:Sequence[str]|None=None, root=None)
     # a variant rerun on other items or dimensions leaves its older folder behind: only its newest run counts
     m = run_metas(root, benchmark).sort_values('time', na_position='first', kind='stable')
     newest = {str(Path(p).resolve()) for p in m.drop_duplicates(['benchmark', 'method', 'judge', 'variant'], keep='last').path}
-    j = j[[str(Path(r).resolve()) in newest for r in j.run]]
+    keep = {r: str(Path(r).resolve()) in newest for r in j.run.unique()}   # once per run folder, not once per row
+    j = j[j.run.map(keep).astype(bool)]
     if methods is not None: j = j[j.method.isin(list(methods))]
     hum = human_frame(load_benchmark(benchmark))
     j = j.assign(item_id=j.item_id.astype(str))[['benchmark', 'item_id', 'method', 'judge', 'variant', 'dimension', 'score']]
