@@ -6,11 +6,11 @@ Docs: https://checkeval.github.io/checkeval/reporting.html.md"""
 
 # %% ../nbs/30_reporting.ipynb #de7923c5
 from __future__ import annotations
-import json, os, re
+import functools, json, os, re
 from pathlib import Path
 import pandas as pd
 from typing import Sequence
-from .core import DataError, read_jsonl
+from .core import DataError, iter_jsonl, read_jsonl
 from .settings import figures_dir, output_label, repo_root, runs_dir
 from .metaeval import MIN_ITEMS, human_frame, correlation_rows, dimension_average, CORRELATION_COLUMNS
 from .data import dataset_summary, load_frame, benchmark_info, load_benchmark
@@ -22,8 +22,8 @@ __all__ = ['N_COLUMNS', 'FACT_COLUMN', 'CORRELATION_COLUMN', 'FLOAT_FORMAT', 'VO
            'figures_root', 'to_markdown', 'value_columns', 'table_content', 'write_table', 'save_figure',
            'figure_footer', 'no_data_figure', 'datasets_table', 'plot_human_scores', 'write_dataset_outputs',
            'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'scores_with_human', 'paper_dir',
-           'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long', 'run_parse_rates',
-           'correlation_table', 'safe_correlation_rows']
+           'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long', 'answer_counts',
+           'run_parse_rates', 'correlation_table', 'safe_correlation_rows']
 
 # %% ../nbs/30_reporting.ipynb #e6cac62a
 def figures_root() -> Path:
@@ -352,17 +352,27 @@ def save_paper_long(rows:pd.DataFrame, paper:str, kind:str='correlations') -> Pa
     merge_long_csv(rows, kind, paper_dir(paper), source=f'paper:{paper}')
     return merge_long_csv(rows, kind, keep_existing=True, source=f'paper:{paper}')
 
-# %% ../nbs/30_reporting.ipynb #56a0d24a
-def run_parse_rates(root=None) -> pd.DataFrame:
-    "Per (benchmark, method, variant, judge): answers asked, answers with a value, and their share (`parse_rate`)."
+# %% ../nbs/30_reporting.ipynb #d80249c1
+@functools.lru_cache(maxsize=4096)
+def answer_counts(path:str, stamp:tuple|None=None) -> tuple[int, int]:
+    """(answers, answers with a value) of one `answers.jsonl`. Memoised: `stamp` (the file's size and modification time,
+    as `run_parse_rates` passes it) makes a rewritten file be read again; every table of a paper asks for the same runs."""
+    n = parsed = 0
+    for a in iter_jsonl(path):
+        n += 1; parsed += a.get('status') == 'ok' and a.get('value') is not None
+    return n, parsed
+
+# %% ../nbs/30_reporting.ipynb #87044074
+def run_parse_rates(root=None, benchmarks:Sequence[str]|None=None) -> pd.DataFrame:
+    "Per (benchmark, method, variant, judge) of `benchmarks` (default all): answers asked, answers with a value, and their share (`parse_rate`)."
     cols = ['benchmark', 'method', 'variant', 'judge', 'answers', 'parsed', 'parse_rate']
     rows = []
     for r in run_metas(root).itertuples():
         f = Path(r.path)/'answers.jsonl'
-        if not f.exists(): continue
-        ans = read_jsonl(f)
-        parsed = sum(a.get('status') == 'ok' and a.get('value') is not None for a in ans)
-        rows.append(dict(benchmark=r.benchmark, method=r.method, variant=r.variant, judge=r.judge, answers=len(ans), parsed=parsed))
+        if (benchmarks is not None and r.benchmark not in set(benchmarks)) or not f.exists(): continue
+        st = f.stat()
+        n, parsed = answer_counts(str(f), (st.st_size, st.st_mtime_ns))
+        rows.append(dict(benchmark=r.benchmark, method=r.method, variant=r.variant, judge=r.judge, answers=n, parsed=parsed))
     if not rows: return pd.DataFrame(columns=cols)
     df = pd.DataFrame(rows).groupby(cols[:4], as_index=False)[['answers', 'parsed']].sum()
     return df.assign(parse_rate=lambda d: (d.parsed/d.answers.where(d.answers > 0)).round(4))[cols]
@@ -398,8 +408,7 @@ def _with_facts(t:pd.DataFrame, r:pd.DataFrame, key:list[str], cols:list[str], d
     per_item = r[r.dimension != 'average'] if (r.dimension != 'average').any() else r
     ncol = 'n_items' if 'n_items' in per_item and per_item.n_items.notna().all() else 'n'
     t['n'] = per_item.groupby(key)[ncol].agg(_span).reindex(t.index)
-    pr = run_parse_rates(root)
-    pr = pr[pr.benchmark.isin(set(r.benchmark))] if 'benchmark' in r and len(pr) else pr
+    pr = run_parse_rates(root, sorted(set(r.benchmark)) if 'benchmark' in r else None)   # the answers of this table's benchmarks only
     if len(pr):
         agg = pr.groupby(key)[['answers', 'parsed']].sum()
         rate = (agg.parsed/agg.answers.where(agg.answers > 0)).round(3)
