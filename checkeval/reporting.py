@@ -10,7 +10,7 @@ import functools, json, os, re
 from pathlib import Path
 import pandas as pd
 from typing import Sequence
-from .core import DataError, iter_jsonl, read_jsonl
+from .core import DataError, Judgment, iter_jsonl, read_jsonl
 from .settings import figures_dir, output_label, repo_root, runs_dir
 from .metaeval import MIN_ITEMS, human_frame, correlation_rows, dimension_average, CORRELATION_COLUMNS
 from .data import dataset_summary, load_frame, benchmark_info, load_benchmark
@@ -18,12 +18,12 @@ from .runs import provenance, load_judgments
 
 # %% auto #0
 __all__ = ['N_COLUMNS', 'FACT_COLUMN', 'CORRELATION_COLUMN', 'FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'CORRELATION_KEYS',
-           'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS', 'PLUMBING_GROUPS', 'SMALL_LOCAL_GROUPS', 'JUDGE_BOOTSTRAP',
-           'figures_root', 'to_markdown', 'value_columns', 'table_content', 'write_table', 'save_figure',
-           'figure_footer', 'no_data_figure', 'datasets_table', 'plot_human_scores', 'write_dataset_outputs',
-           'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'scores_with_human', 'paper_dir',
-           'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long', 'answer_counts',
-           'run_parse_rates', 'correlation_table', 'safe_correlation_rows']
+           'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS', 'PLUMBING_GROUPS', 'SMALL_LOCAL_GROUPS', 'SCORE_COLUMNS',
+           'JUDGE_BOOTSTRAP', 'figures_root', 'to_markdown', 'value_columns', 'table_content', 'write_table',
+           'save_figure', 'figure_footer', 'no_data_figure', 'datasets_table', 'plot_human_scores',
+           'write_dataset_outputs', 'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'run_scores',
+           'scores_with_human', 'paper_dir', 'paper_provenance', 'save_paper_table', 'save_paper_figure',
+           'save_paper_long', 'answer_counts', 'run_parse_rates', 'correlation_table', 'safe_correlation_rows']
 
 # %% ../nbs/30_reporting.ipynb #e6cac62a
 def figures_root() -> Path:
@@ -303,19 +303,30 @@ def parse_rates(root=None, exclude:Sequence[str]=('tiny',), top:int=3, runs:Sequ
                         top_failure_reasons='; '.join(f'{k} ({v})' for k, v in reasons.most_common(top))))
     return pd.DataFrame(out, columns=cols)
 
-# %% ../nbs/30_reporting.ipynb #da670eb9
+# %% ../nbs/30_reporting.ipynb #f114ff56
+SCORE_COLUMNS = ['benchmark', 'item_id', 'method', 'judge', 'variant', 'dimension', 'score']
+
+# %% ../nbs/30_reporting.ipynb #edc89842
+@functools.lru_cache(maxsize=4096)
+def run_scores(path:str, stamp:tuple|None=None) -> pd.DataFrame:
+    """The `SCORE_COLUMNS` of one run's `judgments.jsonl` (records read as `Judgment`s; `item_id` as text). Memoised like
+    `answer_counts` (`stamp`: the file's size and mtime): a paper notebook asks for the same runs in table after table."""
+    rows = [[j.benchmark, str(j.item_id), j.method, j.judge, j.variant, j.dimension, j.score] for j in iter_jsonl(path, Judgment)]
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS).astype({'score': float})
+
+# %% ../nbs/30_reporting.ipynb #f8aa7427
 def scores_with_human(benchmark:str, methods:Sequence[str]|None=None, root=None) -> pd.DataFrame:
     "Judgments of every run on `benchmark` (optionally only `methods`) joined with human scores: one row per (run, item, dimension)."
-    j = load_judgments(root, benchmark)
-    if j.empty: return pd.DataFrame()
     # a variant rerun on other items or dimensions leaves its older folder behind: only its newest run counts
     m = run_metas(root, benchmark).sort_values('time', na_position='first', kind='stable')
-    newest = {str(Path(p).resolve()) for p in m.drop_duplicates(['benchmark', 'method', 'judge', 'variant'], keep='last').path}
-    keep = {r: str(Path(r).resolve()) in newest for r in j.run.unique()}   # once per run folder, not once per row
-    j = j[j.run.map(keep).astype(bool)]
+    m = m.drop_duplicates(['benchmark', 'method', 'judge', 'variant'], keep='last')
+    if methods is not None: m = m[m.method.isin(list(methods))]
+    files = [f for f in (Path(p)/'judgments.jsonl' for p in m.path) if f.exists()]
+    frames = [run_scores(str(f), (f.stat().st_size, f.stat().st_mtime_ns)) for f in files]   # only the runs read, each once
+    j = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
     if methods is not None: j = j[j.method.isin(list(methods))]
+    if j.empty: return pd.DataFrame()
     hum = human_frame(load_benchmark(benchmark))
-    j = j.assign(item_id=j.item_id.astype(str))[['benchmark', 'item_id', 'method', 'judge', 'variant', 'dimension', 'score']]
     lex = j[j.dimension == 'none'].drop(columns='dimension').merge(hum, on='item_id')
     own = j[j.dimension != 'none'].merge(hum, on=['item_id', 'dimension'])
     return pd.concat([own, lex], ignore_index=True)
