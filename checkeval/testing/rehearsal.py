@@ -21,7 +21,7 @@ from ..data import load_benchmark
 __all__ = ['GROUP_NOISE', 'seeded_normal', 'PlantedJudge', 'text_words', 'human_latent', 'ItemIndex', 'planted_latent',
            'question_threshold', 'yes_probability', 'rating_distribution', 'prompt_questions', 'prompt_scale',
            'prompt_units', 'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example',
-           'PlantedResponder', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
+           'PlantedResponder', 'form_draw', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #67dacb10
 _ND = NormalDist()
@@ -509,6 +509,12 @@ def planted_scores(self:PlantedResponder, benchmark:str, item_ids:Sequence[str],
         hs.append(raw if raw is not None else h); zs.append(planted_latent(j, benchmark, c.item_id, dimension, self.index.human(c, dimension)))
     return np.asarray(hs, dtype=float), np.asarray(zs, dtype=float)
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #71d27e53
+@functools.lru_cache(maxsize=1 << 20)
+def form_draw(*keys) -> float:
+    "`seeded_normal(*keys)`, remembered: the planted checks draw the same questions' difficulties and answers' noise for every judge of a table."
+    return seeded_normal(*keys)
+
 # %% ../../nbs/05b_testing_rehearsal.ipynb #7f3e73a9
 def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|Sequence[int]|None=None, share:float|None=None, draw:int=0) -> np.ndarray:
     "Planted scores `z` as a method of `form` can report them; a checklist's thresholds moved together so its mean yes-share is `share` (when given); `draw` > 0: another draw of the thresholds and the answers' noise."
@@ -519,10 +525,10 @@ def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|Sequence[
     if form == 'checklist' and k is not None and np.all(np.asarray(k) > 0):
         ks = np.broadcast_to(np.asarray(k, dtype=int), z.shape)        # one K for all items, or each item's own
         K, key, per_item = int(ks.max(initial=1)), ([draw] if draw else []), np.ndim(k) > 0
-        shared = [0.9*seeded_normal('form-question', *key, q) for q in range(K)]         # K questions of random difficulty
-        own = lambda i, q, n: 0.9*seeded_normal('form-unit', *key, i, q) if per_item and n > 1 else shared[q]   # several units: each its own
+        shared = [0.9*form_draw('form-question', *key, q) for q in range(K)]         # K questions of random difficulty
+        own = lambda i, q, n: 0.9*form_draw('form-unit', *key, i, q) if per_item and n > 1 else shared[q]   # several units: each its own
         t = np.array([[own(i, q, n) if q < n else np.inf for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
-        eps = 0.3*np.array([[seeded_normal('form', *key, i, q) if q < n else 0. for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
+        eps = 0.3*np.array([[form_draw('form', *key, i, q) if q < n else 0. for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
         f = lambda c: ((z[:, None] + eps) > t + c).sum(axis=1)/ks
         if share is None or not 0 < share < 1: return f(0.)
         lo, hi = -10., 10.                                # the share falls as the thresholds rise: bisection
