@@ -227,16 +227,16 @@ def planted_interval(statistic:str, human, planted, groups=None, level:str='samp
 
 
 # %% ../nbs/33_rehearse.ipynb #ee3bb8e6
-def _scaled_checklist(sel:pd.DataFrame, s:pd.Series, own) -> dict|None:
-    "{item: K} when the scores are shares of each item's K yes/no answers put on the run's own scale (InteractEval: lo + (hi - lo)·share), else None."
+def _scaled_checklist(sel:pd.DataFrame, s:pd.Series, own) -> int|dict|None:
+    """K when the scores are shares of K yes/no answers put on the run's own scale (InteractEval: lo + (hi - lo)·share): one K
+    when every item answered as many questions (one checklist for all items, so its questions' difficulties are shared), else
+    {item: K} (each item its own questions); None when the scores are not such shares."""
     if own is None or 'n_questions' not in sel: return None
     nq = sel['n_questions'].astype(float)
     if not (nq > 1).all() or own[1] <= own[0]: return None
     share = (s - own[0])/(own[1] - own[0])
     if not share.between(-1e-9, 1 + 1e-9).all() or not np.allclose(share*nq, (share*nq).round(), atol=1e-6): return None
-    return dict(zip(sel.item_id, nq.astype(int)))
-
-
+    return int(nq.iloc[0]) if nq.nunique() == 1 else dict(zip(sel.item_id, nq.astype(int)))
 
 # %% ../nbs/33_rehearse.ipynb #de6d309d
 CHECKED_LEVELS = ('sample', 'turn', 'system')
