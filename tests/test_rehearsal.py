@@ -140,3 +140,16 @@ def test_a_seal_rating_is_planted_as_a_rating():
     from checkeval.rehearse import run_form
     sel = pd.DataFrame({'item_id': list('abcde'), 'score': [0., .25, .5, .75, 1.], 'n_questions': [1]*5, 'meta': [{'rating_scale': [1, 5]}]*5})
     assert run_form(sel, 'summeval', 'coherence') == ('rating', (1, 5), None)
+
+def test_one_checklist_for_every_item_is_planted_with_shared_questions():
+    """InteractEval puts each item's share of yes answers to the same K questions on the dimension's scale: the planted form is
+    one checklist of K (its questions' difficulties shared by every item), not each item's own questions (found at full size:
+    per-item difficulties planted too low a correlation, 29 failed checks)."""
+    import numpy as np, pandas as pd
+    from checkeval.rehearse import run_form
+    from checkeval.testing.rehearsal import form_scores
+    sel = pd.DataFrame({'item_id': list('abcd'), 'score': [1., 1 + 4/3, 1 + 8/3, 5.], 'n_questions': [3]*4, 'meta': [{'scale': [1., 5.]}]*4})
+    assert run_form(sel, 'summeval', 'coherence') == ('checklist', None, 3)
+    z = np.linspace(-2, 2, 200)
+    shared = form_scores(z, 'checklist', k=3)
+    assert set(np.round(shared, 6)) <= {0.0, 0.333333, 0.666667, 1.0}    # a share of three answers
