@@ -14,15 +14,15 @@ from .core import DataError, Judgment, iter_jsonl, read_jsonl
 from .settings import figures_dir, output_label, repo_root, runs_dir
 from .metaeval import MIN_ITEMS, human_frame, correlation_rows, dimension_average, CORRELATION_COLUMNS
 from .data import dataset_summary, load_frame, benchmark_info, load_benchmark
-from .runs import provenance, load_judgments
+from .runs import provenance
 
 # %% auto #0
 __all__ = ['N_COLUMNS', 'FACT_COLUMN', 'CORRELATION_COLUMN', 'FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'CORRELATION_KEYS',
            'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS', 'PLUMBING_GROUPS', 'SMALL_LOCAL_GROUPS', 'SCORE_COLUMNS',
            'JUDGE_BOOTSTRAP', 'figures_root', 'to_markdown', 'value_columns', 'table_content', 'write_table',
            'save_figure', 'figure_footer', 'no_data_figure', 'datasets_table', 'plot_human_scores',
-           'write_dataset_outputs', 'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'run_scores',
-           'scores_with_human', 'paper_dir', 'paper_provenance', 'save_paper_table', 'save_paper_figure',
+           'write_dataset_outputs', 'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'file_stamp',
+           'run_scores', 'scores_with_human', 'paper_dir', 'paper_provenance', 'save_paper_table', 'save_paper_figure',
            'save_paper_long', 'answer_counts', 'run_parse_rates', 'correlation_table', 'safe_correlation_rows']
 
 # %% ../nbs/30_reporting.ipynb #e6cac62a
@@ -306,6 +306,12 @@ def parse_rates(root=None, exclude:Sequence[str]=('tiny',), top:int=3, runs:Sequ
 # %% ../nbs/30_reporting.ipynb #f114ff56
 SCORE_COLUMNS = ['benchmark', 'item_id', 'method', 'judge', 'variant', 'dimension', 'score']
 
+# %% ../nbs/30_reporting.ipynb #6d565813
+def file_stamp(path) -> tuple[int, int]:
+    "(size, modification time in ns) of `path`: the key under which `run_scores` and `answer_counts` remember a file's contents."
+    st = Path(path).stat()
+    return st.st_size, st.st_mtime_ns
+
 # %% ../nbs/30_reporting.ipynb #edc89842
 @functools.lru_cache(maxsize=4096)
 def run_scores(path:str, stamp:tuple|None=None) -> pd.DataFrame:
@@ -322,7 +328,7 @@ def scores_with_human(benchmark:str, methods:Sequence[str]|None=None, root=None)
     m = m.drop_duplicates(['benchmark', 'method', 'judge', 'variant'], keep='last')
     if methods is not None: m = m[m.method.isin(list(methods))]
     files = [f for f in (Path(p)/'judgments.jsonl' for p in m.path) if f.exists()]
-    frames = [run_scores(str(f), (f.stat().st_size, f.stat().st_mtime_ns)) for f in files]   # only the runs read, each once
+    frames = [run_scores(str(f), file_stamp(f)) for f in files]   # only the runs read, each once
     j = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
     if methods is not None: j = j[j.method.isin(list(methods))]
     if j.empty: return pd.DataFrame()
@@ -377,12 +383,11 @@ def answer_counts(path:str, stamp:tuple|None=None) -> tuple[int, int]:
 def run_parse_rates(root=None, benchmarks:Sequence[str]|None=None) -> pd.DataFrame:
     "Per (benchmark, method, variant, judge) of `benchmarks` (default all): answers asked, answers with a value, and their share (`parse_rate`)."
     cols = ['benchmark', 'method', 'variant', 'judge', 'answers', 'parsed', 'parse_rate']
-    rows = []
+    rows, wanted = [], None if benchmarks is None else set(benchmarks)
     for r in run_metas(root).itertuples():
         f = Path(r.path)/'answers.jsonl'
-        if (benchmarks is not None and r.benchmark not in set(benchmarks)) or not f.exists(): continue
-        st = f.stat()
-        n, parsed = answer_counts(str(f), (st.st_size, st.st_mtime_ns))
+        if (wanted is not None and r.benchmark not in wanted) or not f.exists(): continue
+        n, parsed = answer_counts(str(f), file_stamp(f))
         rows.append(dict(benchmark=r.benchmark, method=r.method, variant=r.variant, judge=r.judge, answers=n, parsed=parsed))
     if not rows: return pd.DataFrame(columns=cols)
     df = pd.DataFrame(rows).groupby(cols[:4], as_index=False)[['answers', 'parsed']].sum()
