@@ -49,9 +49,9 @@ test-nbs: $(STAMP)
 	OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/nbdev-test --n-workers $(NB_WORKERS)
 
 test-py: $(STAMP)
-	@# pytest-xdist: a module's tests stay on one worker unless they name a group (tests/conftest.py), slowest first;
+	@# pytest-xdist: a module's tests stay on one worker (its fixtures built once), slowest modules first (tests/conftest.py);
 	@# one torch thread per worker, as for the notebooks
-	OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup tests
+	OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder tests
 
 test: $(STAMP) check-sync test-nbs test-py
 

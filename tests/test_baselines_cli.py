@@ -1,9 +1,8 @@
 "`checkeval evaluate --method geval|seeval|likert` end to end with the tiny judge (plumbing): records, failures as nulls, samples, cache."
-import subprocess
 
 import pytest
 
-from conftest import CLI, ROOT, run_cli, read_run
+from conftest import checkeval_cli, run_cli, read_run
 
 
 @pytest.mark.parametrize('method,benchmark,dims,extra', [
@@ -58,5 +57,5 @@ def test_seeval_explains_in_500_tokens(cli_env):
 def test_rating_option_errors(cli_env, method, option, words):
     "SEEval's prompts are not in the mirror, a bad option value: one line, no traceback."
     args = ['evaluate', '--method', method, '--benchmark', 'summeval', '--judge', 'tiny', '--limit', '1', '--dimensions', 'coherence', '-o', option]
-    r = subprocess.run(list(CLI) + args, cwd=ROOT, capture_output=True, text=True, env=cli_env, timeout=300)
+    r = checkeval_cli(args, cli_env)
     assert r.returncode != 0 and words in r.stderr and 'Traceback' not in r.stderr, r.stderr[-2000:]

@@ -1,8 +1,8 @@
 "`checkeval evaluate --method checkeval` end to end with the tiny judge (plumbing): records, failures as nulls, cache, construction."
-import json, subprocess, sys
+import json
 import pytest
 
-from conftest import CLI, ROOT, run_cli, read_run
+from conftest import checkeval_cli, run_cli, read_run
 
 
 def check_answers(answers):
@@ -43,7 +43,7 @@ def test_topical_chat_build_fails_on_unread_filter(cli_env):
     "tiny's filter reply cannot be read: the build fails in one line (no silent fall-back to the unfiltered pool)."
     args = ['evaluate', '--method', 'checkeval', '--benchmark', 'topical_chat', '--judge', 'tiny', '--limit', '1',
             '--dimensions', 'naturalness', '-o', 'checklist=build', '-o', 'builder=tiny', '-o', 'build_max_tokens=8', '-o', 'max_tokens=6']
-    r = subprocess.run(list(CLI) + args, cwd=ROOT, capture_output=True, text=True, env=cli_env, timeout=600)
+    r = checkeval_cli(args, cli_env)
     assert r.returncode != 0 and 'could not be read' in r.stderr and 'Traceback' not in r.stderr, r.stderr[-2000:]
 
 
@@ -70,6 +70,6 @@ def test_option_errors_are_one_line(cli_env, option, words):
     """A bad option, or the authors' evaluation template in neither the cache (a fresh one) nor the mirror, with downloads
     forbidden (CHECKEVAL_OFFLINE: no network in the tests): one line on stderr, no traceback."""
     args = ['evaluate', '--method', 'checkeval', '--benchmark', 'summeval', '--judge', 'tiny', '--limit', '1', '--dimensions', 'coherence', '-o', option]
-    r = subprocess.run(list(CLI) + args, cwd=ROOT, capture_output=True, text=True, env={**cli_env, 'CHECKEVAL_OFFLINE': '1'}, timeout=600)
+    r = checkeval_cli(args, {**cli_env, 'CHECKEVAL_OFFLINE': '1'})
     errors = [l for l in r.stderr.splitlines() if 'error' in l]      # (progress bars of the judge's build aside)
     assert r.returncode != 0 and words in r.stderr and 'Traceback' not in r.stderr and len(errors) == 1, r.stderr[-2000:]

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from checkeval import settings
+from conftest import checkeval_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, '-m', 'checkeval.cli']
@@ -12,7 +13,7 @@ CLI = [sys.executable, '-m', 'checkeval.cli']
 
 def run(args, env=None, **kw):
     e = {**os.environ, 'HF_HUB_OFFLINE': '1', **(env or {})}
-    return subprocess.run(CLI + args, cwd=ROOT, capture_output=True, text=True, env=e, timeout=300, **kw)
+    return checkeval_cli(args, e, **kw)
 
 
 def test_data_list_names_every_benchmark():

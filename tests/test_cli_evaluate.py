@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, CLI, run_cli, read_run
+from conftest import ROOT, checkeval_cli, run_cli, read_run
 
 EVAL = ['evaluate', '--method', 'checkeval', '--benchmark', 'summeval', '--judge', 'tiny', '--dimensions', 'coherence',
         '-o', 'stage=seed', '-o', 'max_tokens=4']
 
 
 def run(args, env, **kw):
-    return subprocess.run(CLI + list(args), cwd=ROOT, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL, **kw)
+    return checkeval_cli(args, env, **kw)
 
 
 def one_line_error(r, *needles):

@@ -2,9 +2,9 @@
 import json, os, re, subprocess, sys, time
 from pathlib import Path
 import pytest, yaml
+from conftest import checkeval_cli
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, '-m', 'checkeval.cli']
 
 
 def _env(tmp_path, grid, judges=None):
@@ -18,8 +18,7 @@ def _env(tmp_path, grid, judges=None):
 
 def _reproduce(env, *args, timeout=400):
     t0 = time.time()
-    r = subprocess.run([*CLI, 'reproduce', '--only', 'grid', *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                       timeout=timeout, stdin=subprocess.DEVNULL)
+    r = checkeval_cli(['reproduce', '--only', 'grid', *args], env, timeout=timeout)
     return r, time.time() - t0
 
 
