@@ -1,5 +1,5 @@
 """Shared helpers for the tests that run the `checkeval` command (in this process, or in a subprocess)."""
-import contextlib, io, json, os, subprocess, sys, traceback, warnings
+import contextlib, io, json, os, subprocess, sys, traceback, urllib.request, warnings
 from pathlib import Path
 
 import pytest
@@ -54,6 +54,7 @@ def checkeval_cli(args, env=None, timeout:int=600, **kw) -> subprocess.Completed
             except Exception: traceback.print_exc(); rc = 1
     finally:
         os.environ.clear(); os.environ.update(old_env); os.chdir(old_cwd); sys.stdin = old_stdin
+        urllib.request.install_opener(None)    # urlopen's opener keeps the proxies of the environment it was first built in
     return subprocess.CompletedProcess(CLI + list(args), rc, out.getvalue(), err.getvalue())
 
 
