@@ -8,7 +8,7 @@ Docs: https://checkeval.github.io/checkeval/rehearse.html.md"""
 from __future__ import annotations
 import hashlib
 import checkeval.testing.rehearsal as _rehearsal_module
-import copy, json, os, re, subprocess, sys, threading, time
+import copy, functools, json, os, re, subprocess, sys, threading, time
 import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -25,7 +25,7 @@ from .data import benchmark_info
 from .gridrun import run_point
 from .judges.registry import load_judges_config
 from .papers import run_papers
-from .reporting import safe_correlation_rows, scores_with_human, to_markdown
+from .reporting import file_stamp, safe_correlation_rows, scores_with_human, to_markdown
 from .runs import evaluate, load_judgments
 from .testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 
@@ -243,10 +243,21 @@ CHECKED_LEVELS = ('sample', 'turn', 'system')
 PLANTED_DRAWS = 8          # draws of the yes/no answers' noise a checklist form's interval covers
 REPORTED_TOL = 1e-6        # a reported value is read back from a table file, which keeps 6 significant digits
 
-def _runs_items(runs_root) -> pd.DataFrame:
-    j = load_judgments(runs_root)
+
+# %% ../nbs/33_rehearse.ipynb #ecb09d18
+@functools.lru_cache(maxsize=2)
+def _judgments_of(root:str, stamps:tuple) -> pd.DataFrame:
+    j = load_judgments(root)
     return j if j.empty else j[j.score.notna()].assign(item_id=lambda d: d.item_id.astype(str))
 
+def _runs_items(runs_root) -> pd.DataFrame:
+    """The scored judgments of every run under `runs_root` (item ids as text): read once while no judgments file changes
+    (the correlation and agreement checks of a full-size rehearsal read the same 800,000 rows)."""
+    root = Path(runs_root)
+    return _judgments_of(str(root), tuple((str(p), file_stamp(p)) for p in sorted(root.glob('*/*/*/*/judgments.jsonl'))))
+
+
+# %% ../nbs/33_rehearse.ipynb #a7d2e7f3
 def run_form(sel:pd.DataFrame, benchmark:str, dimension:str) -> tuple[str, tuple|None, int|None]:
     "How a run reports the judge's opinion: `rating` (points of the scale), `rating_mean` (probability-weighted), `checklist` (share of K answers) or `continuous`."
     s = sel.score.astype(float)
@@ -275,11 +286,12 @@ def run_form(sel:pd.DataFrame, benchmark:str, dimension:str) -> tuple[str, tuple
 def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=1000) -> pd.DataFrame:
     "One row per reported correlation of a simulated judge: reported value, planted value and interval, `passed`."
     J = _runs_items(runs_root)
-    rows = []
+    runs, rows = {k: g for k, g in J.groupby(['benchmark', 'method', 'variant', 'judge'], sort=False)} if len(J) else {}, []
     want = corr[corr.judge.isin(judge_models) & corr.level.isin(CHECKED_LEVELS) & (corr.dimension != 'average')
                 & corr.statistic.isin(['pearson', 'spearman', 'kendall'])]
     for (b, m, var, j, d), g in want.groupby(['benchmark', 'method', 'variant', 'judge', 'dimension']):
-        sel = J[(J.benchmark == b) & (J.method == m) & (J.variant == var) & (J.judge == j) & (J.dimension.isin([d, 'none']))]
+        sel = runs.get((b, m, var, j), J.iloc[:0])
+        sel = sel[sel.dimension.isin([d, 'none'])]
         dim = d if d in responder.index.dims.get(b, []) else ('quality' if 'quality' in responder.index.dims.get(b, []) else d)
         ids = list(dict.fromkeys(sel.item_id))
         h, z = responder.planted_scores(b, ids, dim, judge_models[j])
