@@ -19,7 +19,7 @@ import yaml
 from .settings import (checkout_root, configs_dir, grid_path, rehearsal_dir, jobs as settings_jobs, ENV_RUNS, ENV_JUDGES,
                                 ENV_CACHE, ENV_FIGURES, ENV_LABEL, ENV_PROGRESS)
 from .grid import GridPoint, GridError, expand_block, read_grid_file
-from .testing.rehearsal import form_scores
+from .testing.rehearsal import form_scores, unit_texts
 from .analyses import judge_groups
 from .data import benchmark_info
 from .gridrun import run_point
@@ -32,7 +32,7 @@ from .testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 # %% auto #0
 __all__ = ['REHEARSAL_LABEL', 'CHECKED_LEVELS', 'PLANTED_DRAWS', 'REPORTED_TOL', 'rehearsal_config_path', 'load_rehearsal',
            'rehearsal_points', 'rehearsal_judges', 'RehearsalServer', 'planted_spec', 'run_rehearsal_point',
-           'point_pool', 'run_rehearsal_points', 'planted_interval', 'run_form', 'planted_checks',
+           'point_pool', 'run_rehearsal_points', 'planted_interval', 'run_form', 'item_units', 'planted_checks',
            'planted_agreement_checks', 'reported_agreement', 'index_items', 'needs_judges', 'item_status',
            'run_correlations', 'reported_correlations', 'rehearse']
 
@@ -282,6 +282,14 @@ def run_form(sel:pd.DataFrame, benchmark:str, dimension:str) -> tuple[str, tuple
     if inside and (own is not None or s.max() > 1): return 'rating_mean', (int(sc[0]), int(sc[1])), None
     return 'continuous', None, None
 
+# %% ../nbs/33_rehearse.ipynb #1c054a38
+def item_units(responder, benchmark:str, ids:Sequence[str], k) -> list|None:
+    "Each item's unit texts (`unit_texts` of the text the judges see for it) when every item has its own number of units (`k` a list), else None."
+    if not isinstance(k, list): return None
+    item = lambda i: responder.index.canonical.get((benchmark, i), responder.index.by_id.get((benchmark, i)))
+    return [unit_texts(item(i).output, n) if item(i) is not None else None for i, n in zip(ids, k)]
+
+
 # %% ../nbs/33_rehearse.ipynb #62594aab
 def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=1000) -> pd.DataFrame:
     "One row per reported correlation of a simulated judge: reported value, planted value and interval, `passed`."
@@ -300,8 +308,9 @@ def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n
         form, scale, k = run_form(sel, b, dim)
         kept = [i for i in ids if by_id(i) is not None and responder.index.human(by_id(i), dim) is not None]
         k = [k[i] for i in kept] if isinstance(k, dict) else k
+        units = item_units(responder, b, kept, k)
         share = float(sel.drop_duplicates('item_id').score.mean()) if form == 'checklist' else None   # the questions' difficulty: the run's
-        zf = np.array([form_scores(z, form, scale, k, share, draw=n) for n in range(PLANTED_DRAWS)]) if form == 'checklist' else form_scores(z, form, scale, k)
+        zf = np.array([form_scores(z, form, scale, k, share, draw=n, units=units) for n in range(PLANTED_DRAWS)]) if form == 'checklist' else form_scores(z, form, scale, k)
         for r in g.itertuples():
             if len(h) < 3: continue
             v, lo, hi = planted_interval(r.statistic, h, zf, systems, r.level, n_boot=n_boot)

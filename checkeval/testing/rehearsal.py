@@ -21,7 +21,7 @@ from ..data import load_benchmark
 __all__ = ['GROUP_NOISE', 'seeded_normal', 'PlantedJudge', 'text_words', 'human_latent', 'ItemIndex', 'planted_latent',
            'question_threshold', 'yes_probability', 'rating_distribution', 'prompt_questions', 'prompt_scale',
            'prompt_units', 'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example',
-           'PlantedResponder', 'form_draw', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
+           'PlantedResponder', 'form_draw', 'unit_texts', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #67dacb10
 _ND = NormalDist()
@@ -111,11 +111,12 @@ def _shown_in_pieces(index:ItemIndex, r, seen:set) -> int:
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #42405ad1
 from fastcore.basics import patch
+_UNIT_LABEL = re.compile(r'(?m)^[ \t]*U\d+:[ \t]*')
 
 @patch
 def lookup(self:ItemIndex, text:str):
     "The item whose whole evaluated text the prompt shows outside the item's own source (else the one it shows best, in pieces), or None."
-    ws = text_words(text)
+    ws = text_words(_UNIT_LABEL.sub(' ', text))                 # a text listed as units (`U1: ...` lines): the labels are not its words
     hits = Counter()
     for g in _grams(ws, self.n):
         for ref in self._out.get(g, ()): hits[ref] += 1
@@ -253,8 +254,8 @@ def _yesno_enum(enum) -> tuple|None:
     return (y, n) if y is not None and n is not None else None
 
 def _question_for(name:str, ctx:ReplyContext, i:int|None=None) -> str:
-    "The question a property answers: `Q3` names the third, an array's entry `i` the i-th (or the i-th unit of the one question); of several units, each its own."
-    many = ctx.units is not None and len(ctx.units) > 1          # one decision per unit: a unit is a question of its own (its text)
+    "The question a property answers: `Q3` names the third, an array's entry `i` the i-th (or the i-th unit of the one question); a unit, its own (a text of one unit too)."
+    many = bool(ctx.units)                                       # one decision per unit: a unit is a question of its own (its text)
     k = re.search(r'(\d+)', str(name))
     if k: j = int(k.group(1)) - 1
     elif len(ctx.questions) > 1 and i is not None and ctx.size in (None, len(ctx.questions)): j = i
@@ -515,9 +516,19 @@ def form_draw(*keys) -> float:
     "`seeded_normal(*keys)`, remembered: the planted checks draw the same questions' difficulties and answers' noise for every judge of a table."
     return seeded_normal(*keys)
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #54f40ff3
+def unit_texts(output:str, k:int) -> list[str]|None:
+    "The texts of an item's `k` units as the rehearsal judges split its `output`: its sentences (k of them) or its pairs of adjacent sentences (k + 1 sentences); None for another count."
+    s = _sentences(output)
+    if len(s) == k: return s
+    if len(s) == k + 1: return [f'{a} | {b}' for a, b in zip(s, s[1:])]
+    return None
+
+
 # %% ../../nbs/05b_testing_rehearsal.ipynb #7f3e73a9
-def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|Sequence[int]|None=None, share:float|None=None, draw:int=0) -> np.ndarray:
-    "Planted scores `z` as a method of `form` can report them; a checklist's thresholds moved together so its mean yes-share is `share` (when given); `draw` > 0: another draw of the thresholds and the answers' noise."
+def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|Sequence[int]|None=None, share:float|None=None, draw:int=0,
+                units:Sequence|None=None) -> np.ndarray:
+    "Planted scores `z` as a method of `form` can report them; a checklist's thresholds moved together so its mean yes-share is `share` (when given); `draw` > 0: another draw of the thresholds and the answers' noise; `units`: each item's unit texts (or None), whose thresholds are the texts'."
     z = np.asarray(z, dtype=float)
     if form == 'rating' and scale: return np.array([_argmax(rating_distribution(v, int(scale[0]), int(scale[1]))) for v in z], dtype=float)
     if form == 'rating_mean' and scale:
@@ -526,7 +537,9 @@ def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|Sequence[
         ks = np.broadcast_to(np.asarray(k, dtype=int), z.shape)        # one K for all items, or each item's own
         K, key, per_item = int(ks.max(initial=1)), ([draw] if draw else []), np.ndim(k) > 0
         shared = [0.9*form_draw('form-question', *key, q) for q in range(K)]         # K questions of random difficulty
-        own = lambda i, q, n: 0.9*form_draw('form-unit', *key, i, q) if per_item and n > 1 else shared[q]   # several units: each its own
+        text = lambda i, q: units[i][q] if units is not None and units[i] is not None and q < len(units[i]) else None
+        own = lambda i, q, n: (shared[q] if not per_item else 0.9*form_draw('form-unit', *key, i, q) if text(i, q) is None
+                               else 0.9*form_draw('form-unit-text', *key, text(i, q)))      # units: each its own, shared by its text
         t = np.array([[own(i, q, n) if q < n else np.inf for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
         eps = 0.3*np.array([[form_draw('form', *key, i, q) if q < n else 0. for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
         f = lambda c: ((z[:, None] + eps) > t + c).sum(axis=1)/ks
