@@ -84,7 +84,7 @@ class ItemIndex:
     "Every evaluated text of some benchmarks, found again inside a prompt (word 6-grams), with the items' standardised human scores."
     def __init__(self, items_by_benchmark:dict, n:int=6, step:int=3):
         self.n, self.items, self.latent, self.dims = n, {}, {}, {}
-        self._out, self._words, self.canonical, self.by_id = {}, {}, {}, {}
+        self._out, self._short, self._words, self.canonical, self.by_id = {}, {}, {}, {}, {}
         for b, items in items_by_benchmark.items():
             items = list(items)
             self.latent[b] = human_latent(items)
@@ -93,7 +93,9 @@ class ItemIndex:
             for k, it in enumerate(items):
                 self.items[(b, k)] = it; self.by_id[(b, it.item_id)] = it
                 self.canonical[(b, it.item_id)] = first.setdefault((' '.join(text_words(it.output)), it.group_id), it)
-                for g in _grams(text_words(it.output), n, step): self._out.setdefault(g, set()).add((b, k))
+                ws = text_words(it.output)
+                for g in _grams(ws, n, step): self._out.setdefault(g, set()).add((b, k))
+                if 0 < len(ws) < n: self._short.setdefault(' '.join(ws), set()).add((b, k))   # too short for an n-gram: found whole
 
     @classmethod
     def from_benchmarks(cls, benchmarks:Sequence[str], **kw) -> 'ItemIndex':
@@ -120,7 +122,8 @@ def lookup(self:ItemIndex, text:str):
     hits = Counter()
     for g in _grams(ws, self.n):
         for ref in self._out.get(g, ()): hits[ref] += 1
-    if not hits: return None
+    short = sorted({r for m in range(1, self.n) for g in _grams(ws, m) for r in self._short.get(g, ())})   # outputs of fewer than n words
+    if not hits and not short: return None
     flat = ' ' + ' '.join(ws) + ' '
     cands = heapq.nsmallest(40, hits, key=lambda r: (-hits[r], r))   # ties by position in the benchmark, never by a set's order
     def norm(r, part):
@@ -129,17 +132,21 @@ def lookup(self:ItemIndex, text:str):
         return self._words[k]
     src = lambda r: norm(r, 'source') if self.items[r].source else norm(r, 'context')
     def shown(r): return norm(r, 'output') in (flat.replace(src(r), ' | ') if src(r).strip() else flat)
-    seen = {}                                                   # the prompt's n-grams outside a source, per source
+    seen, shown_grams = {}, {}                                  # the prompt's n-grams outside a source, per source; all of them
     def pieces(r):
         s = src(r)
         if s not in seen: seen[s] = set(_grams((flat.replace(s, ' | ') if s.strip() else flat).split(), self.n))
         return _shown_in_pieces(self, r, seen[s])
-    full = [r for r in cands if shown(r)]
+    def dialogue_shown(r):                                      # a short reply counts only after its own dialogue (half its n-grams: turns relabelled)
+        sg = set(_grams(src(r).split(), self.n)); pg = shown_grams.setdefault('all', set(_grams(ws, self.n)))
+        return bool(sg) and len(sg & pg) >= 0.5*len(sg)
+    full = [r for r in cands if shown(r)] + [r for r in short if shown(r) and dialogue_shown(r)]
     full += [r for r in cands if r not in full and any(norm(f, 'output') in norm(r, 'output') for f in full)
              and pieces(r) == len(self._words[(r, 'grams')]) > 0]      # a longer output around it, every n-gram shown (in pieces)
     full = [r for r in full if not any(o != r and norm(r, 'output') in src(o) for o in full)] or full   # a turn of the dialogue shown, not its reply
     if full: best = max(full, key=lambda r: (src(r) in flat, len(self.items[r].output), hits[r], -r[1]))
     else:
+        if not cands: return None
         best = max(cands, key=lambda r: (pieces(r), -r[1]))
         if not (hits[best] >= 2 or len(ws) <= 3*self.n): return None
     it = self.items[best]
