@@ -95,7 +95,7 @@ class ItemIndex:
                 self.canonical[(b, it.item_id)] = first.setdefault((' '.join(text_words(it.output)), it.group_id), it)
                 ws = text_words(it.output)
                 for g in _grams(ws, n, step): self._out.setdefault(g, set()).add((b, k))
-                if 0 < len(ws) < n: self._short.setdefault(' '.join(ws), set()).add((b, k))   # too short for an n-gram: found whole
+                if 0 < len(ws) < n: self._short.setdefault(ws[0], {}).setdefault(' '.join(ws), set()).add((b, k))   # too short for an n-gram: whole
 
     @classmethod
     def from_benchmarks(cls, benchmarks:Sequence[str], **kw) -> 'ItemIndex':
@@ -111,6 +111,14 @@ def _shown_in_pieces(index:ItemIndex, r, seen:set) -> int:
     found = len(own & seen)
     return 2*found - len(own)
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #a823e907
+def _dialogue_shown(index:ItemIndex, r, source:str, prompt_grams:set) -> bool:
+    "Whether a prompt whose n-grams are `prompt_grams` shows item `r`'s dialogue `source`: half its n-grams or more (a prompt may relabel the turns)."
+    k = (r, 'src-grams')
+    if k not in index._words: index._words[k] = set(_grams(source.split(), index.n))
+    return bool(index._words[k]) and len(index._words[k] & prompt_grams) >= 0.5*len(index._words[k])
+
+
 # %% ../../nbs/05b_testing_rehearsal.ipynb #42405ad1
 from fastcore.basics import patch
 _UNIT_LABEL = re.compile(r'(?m)^[ \t]*U\d+:[ \t]*')
@@ -119,10 +127,11 @@ _UNIT_LABEL = re.compile(r'(?m)^[ \t]*U\d+:[ \t]*')
 def lookup(self:ItemIndex, text:str):
     "The item whose whole evaluated text the prompt shows outside the item's own source (else the one it shows best, in pieces), or None."
     ws = text_words(_UNIT_LABEL.sub(' ', text))                 # a text listed as units (`U1: ...` lines): the labels are not its words
-    hits = Counter()
-    for g in _grams(ws, self.n):
+    hits, grams = Counter(), list(_grams(ws, self.n))
+    for g in grams:
         for ref in self._out.get(g, ()): hits[ref] += 1
-    short = sorted({r for m in range(1, self.n) for g in _grams(ws, m) for r in self._short.get(g, ())})   # outputs of fewer than n words
+    short = sorted({r for i, w in enumerate(ws) for key, refs in self._short.get(w, {}).items()        # outputs under n words, by first word
+                    if ' '.join(ws[i:i + key.count(' ') + 1]) == key for r in refs})
     if not hits and not short: return None
     flat = ' ' + ' '.join(ws) + ' '
     cands = heapq.nsmallest(40, hits, key=lambda r: (-hits[r], r))   # ties by position in the benchmark, never by a set's order
@@ -132,15 +141,13 @@ def lookup(self:ItemIndex, text:str):
         return self._words[k]
     src = lambda r: norm(r, 'source') if self.items[r].source else norm(r, 'context')
     def shown(r): return norm(r, 'output') in (flat.replace(src(r), ' | ') if src(r).strip() else flat)
-    seen, shown_grams = {}, {}                                  # the prompt's n-grams outside a source, per source; all of them
+    seen = {}                                                   # the prompt's n-grams outside a source, per source
     def pieces(r):
         s = src(r)
         if s not in seen: seen[s] = set(_grams((flat.replace(s, ' | ') if s.strip() else flat).split(), self.n))
         return _shown_in_pieces(self, r, seen[s])
-    def dialogue_shown(r):                                      # a short reply counts only after its own dialogue (half its n-grams: turns relabelled)
-        sg = set(_grams(src(r).split(), self.n)); pg = shown_grams.setdefault('all', set(_grams(ws, self.n)))
-        return bool(sg) and len(sg & pg) >= 0.5*len(sg)
-    full = [r for r in cands if shown(r)] + [r for r in short if shown(r) and dialogue_shown(r)]
+    pg = set(grams) if short else set()                         # a short reply counts only after its own dialogue
+    full = [r for r in cands if shown(r)] + [r for r in short if shown(r) and _dialogue_shown(self, r, src(r), pg)]
     full += [r for r in cands if r not in full and any(norm(f, 'output') in norm(r, 'output') for f in full)
              and pieces(r) == len(self._words[(r, 'grams')]) > 0]      # a longer output around it, every n-gram shown (in pieces)
     full = [r for r in full if not any(o != r and norm(r, 'output') in src(o) for o in full)] or full   # a turn of the dialogue shown, not its reply
