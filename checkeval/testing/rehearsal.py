@@ -268,8 +268,8 @@ def _yesno_enum(enum) -> tuple|None:
     return (y, n) if y is not None and n is not None else None
 
 def _question_for(name:str, ctx:ReplyContext, i:int|None=None) -> str:
-    "The question a property answers: `Q3` names the third, an array's entry `i` the i-th (or the i-th unit of the one question); a unit, its own (a text of one unit too)."
-    many = bool(ctx.units)                                       # one decision per unit: a unit is a question of its own (its text)
+    "The question a property answers: `Q3` names the third, an array's entry `i` the i-th (or the i-th unit of the one question); of several units, each its own."
+    many = ctx.units is not None and len(ctx.units) > 1          # one decision per unit: a unit is a question of its own (its text)
     k = re.search(r'(\d+)', str(name))
     if k: j = int(k.group(1)) - 1
     elif len(ctx.questions) > 1 and i is not None and ctx.size in (None, len(ctx.questions)): j = i
@@ -552,8 +552,8 @@ def form_scores(z, form:str='continuous', scale:tuple|None=None, k:int|Sequence[
         K, key, per_item = int(ks.max(initial=1)), ([draw] if draw else []), np.ndim(k) > 0
         shared = [0.9*form_draw('form-question', *key, q) for q in range(K)]         # K questions of random difficulty
         text = lambda i, q: units[i][q] if units is not None and units[i] is not None and q < len(units[i]) else None
-        own = lambda i, q, n: (shared[q] if not per_item else 0.9*form_draw('form-unit', *key, i, q) if text(i, q) is None
-                               else 0.9*form_draw('form-unit-text', *key, text(i, q)))      # units: each its own, shared by its text
+        own = lambda i, q, n: (shared[q] if not per_item or n <= 1 else 0.9*form_draw('form-unit', *key, i, q) if text(i, q) is None
+                               else 0.9*form_draw('form-unit-text', *key, text(i, q)))      # several units: each its own, shared by its text
         t = np.array([[own(i, q, n) if q < n else np.inf for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
         eps = 0.3*np.array([[form_draw('form', *key, i, q) if q < n else 0. for q in range(K)] for i, n in enumerate(ks)]).reshape(len(z), K)
         f = lambda c: ((z[:, None] + eps) > t + c).sum(axis=1)/ks
