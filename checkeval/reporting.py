@@ -330,7 +330,6 @@ def scores_with_human(benchmark:str, methods:Sequence[str]|None=None, root=None)
     files = [f for f in (Path(p)/'judgments.jsonl' for p in m.path) if f.exists()]
     frames = [run_scores(str(f), file_stamp(f)) for f in files]   # only the runs read, each once
     j = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
-    if methods is not None: j = j[j.method.isin(list(methods))]
     if j.empty: return pd.DataFrame()
     hum = human_frame(load_benchmark(benchmark))
     lex = j[j.dimension == 'none'].drop(columns='dimension').merge(hum, on='item_id')
