@@ -182,19 +182,22 @@ def _stat(name, a, b) -> float:
     f = {'pearson': _st.pearsonr, 'spearman': _st.spearmanr, 'kendall': _st.kendalltau}[name]
     return float(f(a, b)[0])
 
-def _kendall_resamples(h, z, idx, chunk:int=128) -> np.ndarray:
-    "Kendall's tau-b (scipy's default) of every resample (rows of `idx`) at once: a resample is its items' counts, each pair of items weighted by them."
+def _kendall_resamples(h, z, idx, chunk:int=256) -> np.ndarray:
+    """Kendall's tau-b (scipy's default) of every resample (rows of `idx`) at once: a resample is its items' counts c, its
+    concordant-minus-discordant pairs c'Sc/2 (one float32 product: sums of small integers, exact), its ties from the counts per tied value."""
     h, z = np.asarray(h, float), np.asarray(z, float)
     n, N = len(h), idx.shape[1]
-    M = np.concatenate([np.sign(h[:, None] - h[None, :])*np.sign(z[:, None] - z[None, :]),     # concordant minus discordant
-                        h[:, None] == h[None, :], z[:, None] == z[None, :]], axis=1).astype(float)   # ties (an item with itself too)
+    S = (np.sign(h[:, None] - h[None, :])*np.sign(z[:, None] - z[None, :])).astype(np.float32)
+    classes = [np.unique(v, return_inverse=True)[1] for v in (h, z)]          # the tied values of each side
     n0, out = N*(N - 1)/2, []
     for s in range(0, len(idx), chunk):
-        part = idx[s:s+chunk]
-        C = np.zeros((len(part), n)); np.add.at(C, (np.repeat(np.arange(len(part)), N), part.ravel()), 1.)
-        P = ((C @ M).reshape(len(part), 3, n)*C[:, None, :]).sum(2)            # c'Sc, c'Th c, c'Tz c of each resample
-        num, n1, n2 = P[:, 0]/2, (P[:, 1] - N)/2, (P[:, 2] - N)/2
-        with np.errstate(invalid='ignore', divide='ignore'): out.append(num/np.sqrt((n0 - n1)*(n0 - n2)))
+        part = idx[s:s+chunk]; rows = np.arange(len(part))[:, None]
+        C = np.bincount((rows*n + part).ravel(), minlength=len(part)*n).reshape(len(part), n).astype(np.float32)
+        num = ((C @ S)*C).sum(1, dtype=np.float64)/2
+        def tied(c):
+            k = c.max() + 1
+            return ((np.bincount((rows*k + c[part]).ravel(), minlength=len(part)*k).reshape(len(part), k).astype(float)**2).sum(1) - N)/2
+        with np.errstate(invalid='ignore', divide='ignore'): out.append(num/np.sqrt((n0 - tied(classes[0]))*(n0 - tied(classes[1]))))
     return np.concatenate(out) if out else np.array([])
 
 # %% ../nbs/33_rehearse.ipynb #685074e4
@@ -205,7 +208,7 @@ def _boots(statistic:str, h, z, idx) -> np.ndarray:
         if statistic == 'spearman': a, b = _st.rankdata(a, axis=1), _st.rankdata(b, axis=1)
         a, b = a - a.mean(1, keepdims=True), b - b.mean(1, keepdims=True)
         with np.errstate(invalid='ignore', divide='ignore'): return (a*b).sum(1)/np.sqrt((a*a).sum(1)*(b*b).sum(1))
-    if len(h) <= 400: return _kendall_resamples(h, z, idx)       # every resample at once (a loop of scipy calls: 1 ms each)
+    if len(h) <= 4000: return _kendall_resamples(h, z, idx)      # every resample at once: 1,000 of 1,600 items 0.5 s, scipy's loop 1.3 s
     return np.array([_stat(statistic, h[i], z[i]) for i in idx])
 
 def planted_interval(statistic:str, human, planted, groups=None, level:str='sample', n_boot:int=1000, seed:int=0) -> tuple[float, float, float]:
