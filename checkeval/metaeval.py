@@ -107,11 +107,17 @@ def _wspearman(W, x, y):
         r = cxy / np.sqrt(vx * vy)
     return np.where((vx > 1e-9) & (vy > 1e-9), np.clip(r, -1, 1), np.nan)
 
+def _untied(W, v):
+    "Weighted ordered pairs not tied on `v` under each row of W: (Σw)² minus each tie class's (Σw)²."
+    C = np.zeros((W.shape[0], np.unique(v).size))
+    np.add.at(C.T, np.unique(v, return_inverse=True)[1], W.T)
+    return W.sum(1)**2 - (C * C).sum(1)
+
 def _wkendall(W, x, y):
-    sx, sy = np.sign(x[:, None] - x[None]), np.sign(y[:, None] - y[None])
+    "Kendall tau-b under each row of W: concordant minus discordant pairs in one float32 product (sums of small integers, exact); the ties from the class sums."
     W32 = W.astype(np.float32)
-    def quad(M): return ((W32 @ M.astype(np.float32)) * W32).sum(1, dtype=np.float64)
-    num, dx, dy = quad(sx * sy), quad(sx * sx), quad(sy * sy)
+    S = (np.sign(x[:, None] - x[None]) * np.sign(y[:, None] - y[None])).astype(np.float32)
+    num, dx, dy = ((W32 @ S) * W32).sum(1, dtype=np.float64), _untied(W, x), _untied(W, y)
     with np.errstate(invalid='ignore', divide='ignore'):
         t = num / np.sqrt(dx * dy)
     return np.where((dx > 0) & (dy > 0), np.clip(t, -1, 1), np.nan)
