@@ -19,7 +19,8 @@ from .settings import runs_dir
 from .reporting import figures_root, merge_long_csv, LONG_COLUMNS, LONG_KEYS
 
 # %% auto #0
-__all__ = ['paper_notebooks', 'runs_fingerprint', 'paper_code_files', 'paper_inputs', 'merge_paper_rows', 'run_papers']
+__all__ = ['paper_notebooks', 'runs_fingerprint', 'paper_code_files', 'paper_inputs', 'merge_paper_rows', 'longest_first',
+           'run_papers']
 
 # %% ../nbs/31e_papers.ipynb #10a4c57d
 def paper_notebooks() -> list[Path]:
@@ -58,6 +59,16 @@ def merge_paper_rows() -> list[Path]:
                                       source=f'paper:{paper}', replace=True))
     return sorted(set(out))
 
+# %% ../nbs/31e_papers.ipynb #062d84c0
+def longest_first(nbs:Sequence[Path]) -> list[Path]:
+    """The paper notebooks, longest first (by the seconds their last run took, else by size), so that the last to start is
+    a short one and the workers finish together: at the rehearsal's full size CheckEval's notebook alone takes about 10 minutes."""
+    def last(nb):
+        sp = state_dir()/f'paper__{nb.stem}.json'
+        try: return float(json.loads(sp.read_text()).get('seconds') or 0)
+        except (OSError, ValueError): return 0.
+    return sorted(nbs, key=lambda nb: (-last(nb), -nb.stat().st_size, nb.name))
+
 # %% ../nbs/31e_papers.ipynb #be86e852
 def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:Sequence[str]|None=None,
                executed_dir=None) -> list[dict]:
@@ -85,10 +96,11 @@ def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:
                      notebook=str(out), seconds=round(time.time()-t0, 1))
             print(f"[papers] failed {nb.stem} ({r['seconds']:.0f}s): {r['error'][:400]}", flush=True); return r
         sp.parent.mkdir(parents=True, exist_ok=True)
-        sp.write_text(json.dumps(dict(paper=nb.stem, inputs=inputs, notebook=str(out)), indent=1))
         r = dict(paper=nb.stem, status='ok', notebook=str(out), seconds=round(time.time()-t0, 1))
+        sp.write_text(json.dumps(dict(paper=nb.stem, inputs=inputs, notebook=str(out), seconds=r['seconds']), indent=1))
         print(f"[papers] ok     {nb.stem} ({r['seconds']:.0f}s) → {out}", flush=True)
         return r
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex: res = list(ex.map(one, nbs))
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex: done = dict(zip(longest_first(nbs), ex.map(one, longest_first(nbs))))
+    res = [done[nb] for nb in nbs]
     merge_paper_rows()
     return res
