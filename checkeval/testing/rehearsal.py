@@ -21,7 +21,8 @@ from ..data import load_benchmark
 __all__ = ['GROUP_NOISE', 'seeded_normal', 'PlantedJudge', 'text_words', 'human_latent', 'ItemIndex', 'planted_latent',
            'question_threshold', 'yes_probability', 'rating_distribution', 'prompt_questions', 'prompt_scale',
            'prompt_units', 'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example',
-           'PlantedResponder', 'form_draw', 'unit_texts', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
+           'tail_facts', 'PlantedResponder', 'form_draw', 'unit_texts', 'form_scores', 'planted_judges',
+           'rehearsal_server', 'main']
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #67dacb10
 _ND = NormalDist()
@@ -366,6 +367,22 @@ def _tokens(text:str, choices:dict|None=None, k:int=1) -> list[dict]:
         out.append(token_logprob(t, dict(top).get(t, top[0][1]), top))
     return out
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #b619b6cf
+_LIST_FORM = re.compile(r'\bQ1\b|one line per|by (?:its|the \w+\'s) number')
+_RATING_LABEL = re.compile(r'(?:exact form|written as|last line)[^\n]*?:?\s*\n?\s*"?([A-Z][A-Za-z ]{1,20}):\s*(?:<|N\b|\d)')
+
+@functools.lru_cache(maxsize=1 << 14)
+def tail_facts(tail:str) -> dict:
+    """What the end of a prompt (its last 1,500 characters) asks for, as `answer` reads it. Every judge of a grid sends the same
+    prompts, so the searches run once per prompt text: they were two thirds of a remembered prompt's reply (0.37 ms), measured."""
+    low, lab = tail.lower(), _RATING_LABEL.search(tail)
+    return dict(json=re.search(r'\bjson\b', tail, re.I) is not None, generate=_GENERATE.search(tail) is not None,
+                about_answer='answer' in low, unit_lines='one line per unit' in tail,
+                unit_digits=re.search(r'^U1:\s*[01]\s*$', tail, re.M) is not None, answer_list=_LIST_FORM.search(tail) is not None,
+                q1=re.search(r'\bQ1\b', tail) is not None, yes_no=_YESNO_ONE.search(tail) is not None, says_yes='yes' in low,
+                capital_yes=re.search(r'\bYes\b', tail) is not None, scale=prompt_scale(tail), rating_label=lab.group(1) if lab else None,
+                last_question=next((l for l in reversed(tail.splitlines()) if l.strip().endswith('?')), tail))
+
 # %% ../../nbs/05b_testing_rehearsal.ipynb #1cc433d4
 class PlantedResponder:
     "Answers chat requests as simulated judges (one per model name) from the planted signal; a `ChatServer` `responder`."
@@ -453,7 +470,7 @@ def answer(self:PlantedResponder, body:dict) -> tuple[str, dict, str]:
         return choices[int(abs(z)*1000) % len(choices)], {}, 'choice'
     schema = (rf.get('json_schema') or {}).get('schema') if rf.get('type') == 'json_schema' else None
     if schema is not None: return json.dumps(instance_from_schema(schema, ctx)), {}, 'json-schema'
-    if rf.get('type') == 'json_object' or re.search(r'\bjson\b', tail, re.I):
+    if rf.get('type') == 'json_object' or tail_facts(tail)['json']:
         ex = prompt_json_example(tail)
         if ex is not None: return json.dumps(instance_from_schema(bind_prompt_lists(schema_from_example(ex), prompt_lists(whole)), ctx)), {}, 'json-example'
         if ctx.questions and '"Q1"' in tail:
@@ -463,8 +480,8 @@ def answer(self:PlantedResponder, body:dict) -> tuple[str, dict, str]:
 # %% ../../nbs/05b_testing_rehearsal.ipynb #306fa88c
 def _unit_lines(ctx, tail:str) -> str|None:
     "The one-line-per-unit reply (`U1: 1`) a prompt without a JSON schema asks for its units (`ctx.units`), each unit's answer as the schema path gives it."
-    if not ctx.units or not re.search(r'one line per unit', tail): return None
-    digits = re.search(r'^U1:\s*[01]\s*$', tail, re.M) is not None
+    if not ctx.units or not tail_facts(tail)['unit_lines']: return None
+    digits = tail_facts(tail)['unit_digits']
     ans = lambda i: ctx.yes(_question_for('', ctx, i))
     return '\n'.join(f"U{i + 1}: {(1 if ans(i) else 0) if digits else ('yes' if ans(i) else 'no')}" for i in range(len(ctx.units)))
 
@@ -472,29 +489,30 @@ def _unit_lines(ctx, tail:str) -> str|None:
 # %% ../../nbs/05b_testing_rehearsal.ipynb #d9ccea9b
 @patch
 def _free_text(self:PlantedResponder, j, z, key, ctx, tail, yn_q, whole) -> tuple[str, dict, str]:
-    if _GENERATE.search(tail):
-        what = 'Does the text' if 'answer' not in tail.lower() else 'Does the answer'
+    facts = tail_facts(tail)
+    if facts['generate']:
+        what = 'Does the text' if not facts['about_answer'] else 'Does the answer'
         return '\n'.join(f'{i}. {what} satisfy requirement {i} of the criterion?' for i in range(1, 6)), {}, 'generate'
     if (lines := _unit_lines(ctx, tail)): return lines, {}, 'unit-lines'
     qs = ctx.questions
-    if len(qs) > 1 and re.search(r'\bQ1\b|one line per|by (?:its|the \w+\'s) number', tail):
-        lab = 'Q{i}: ' if re.search(r'\bQ1\b', tail) else '{i}: '
+    if len(qs) > 1 and facts['answer_list']:
+        lab = 'Q{i}: ' if facts['q1'] else '{i}: '
         lines, probs = [], {}
         for i, q in enumerate(qs, 1):
             p = yn_q(q); a = 'yes' if p > 0.5 else 'no'
             lines.append(lab.format(i=i) + a)
         return '\n'.join(lines), {'yes': {'yes': 0.9, 'no': 0.1}, 'no': {'no': 0.9, 'yes': 0.1}}, 'answer-list'
-    if _YESNO_ONE.search(tail) or (len(qs) == 1 and 'yes' in tail.lower() and not prompt_scale(tail)):
-        q = qs[-1] if qs else next((l for l in reversed(tail.splitlines()) if l.strip().endswith('?')), tail)
+    if facts['yes_no'] or (len(qs) == 1 and facts['says_yes'] and not facts['scale']):
+        q = qs[-1] if qs else facts['last_question']
         p = yn_q(q)
-        Y, N = ('Yes', 'No') if re.search(r'\bYes\b', tail) else ('yes', 'no')
+        Y, N = ('Yes', 'No') if facts['capital_yes'] else ('yes', 'no')
         return (Y if p > 0.5 else N), {Y: {Y: p, N: 1 - p}, N: {Y: p, N: 1 - p}}, 'yes-no'
-    sc = prompt_scale(tail) or prompt_scale(whole)
+    sc = facts['scale'] or prompt_scale(whole)
     if sc:
         d = {str(k): v for k, v in rating_distribution(z, *sc).items()}
         r = _argmax(d)
-        lab = re.search(r'(?:exact form|written as|last line)[^\n]*?:?\s*\n?\s*"?([A-Z][A-Za-z ]{1,20}):\s*(?:<|N\b|\d)', tail)
-        text = (f'The text was read against the criterion; it shows both strengths and weaknesses.\n{lab.group(1)}: {r}' if lab else r)
+        lab = facts['rating_label']
+        text = (f'The text was read against the criterion; it shows both strengths and weaknesses.\n{lab}: {r}' if lab else r)
         return text, {r: d}, 'rating'
     p = yn_q(tail)
     return ('Yes' if p > 0.5 else 'No'), {}, 'free'
