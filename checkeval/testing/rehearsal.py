@@ -13,16 +13,15 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Sequence
 import numpy as np
-from .prompt_lists import bind_prompt_lists, prompt_lists
+from .prompt_lists import bind_prompt_lists, prompt_lists, prompt_scale, tail_facts
 from .server import ChatServer, chat_completion, token_logprob
 from ..data import load_benchmark
 
 # %% auto #0
 __all__ = ['GROUP_NOISE', 'seeded_normal', 'PlantedJudge', 'text_words', 'human_latent', 'ItemIndex', 'planted_latent',
-           'question_threshold', 'yes_probability', 'rating_distribution', 'prompt_questions', 'prompt_scale',
-           'prompt_units', 'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example',
-           'tail_facts', 'PlantedResponder', 'form_draw', 'unit_texts', 'form_scores', 'planted_judges',
-           'rehearsal_server', 'main']
+           'question_threshold', 'yes_probability', 'rating_distribution', 'prompt_questions', 'prompt_units',
+           'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example', 'PlantedResponder',
+           'form_draw', 'unit_texts', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #67dacb10
 _ND = NormalDist()
@@ -230,16 +229,6 @@ def prompt_questions(text:str) -> list[str]:
     return (with_q or runs or [[]])[-1]
 
 
-# %% ../../nbs/05b_testing_rehearsal.ipynb #d8d51c2c
-_RANGES = [re.compile(p, re.I) for p in (r'from\s+(\d+)\b[^.\n]{0,40}?\bto\s+(\d+)', r'\((\d+)\s*[-–]\s*(\d+)\)',
-                                         r'\b(\d+)\s*(?:-|–|to)\s*(\d+)\s*(?:scale|points?)', r'scale of\s+(\d+)\s*(?:-|–|to)\s*(\d+)')]
-
-def prompt_scale(text:str) -> tuple[int, int]|None:
-    "The rating scale a prompt states (its last statement), or None."
-    found = [(m.start(), int(m.group(1)), int(m.group(2))) for r in _RANGES for m in r.finditer(text)]
-    found = [f for f in found if f[1] < f[2] <= 100]
-    return max(found)[1:] if found else None
-
 # %% ../../nbs/05b_testing_rehearsal.ipynb #7c1ccaac
 _UNITS = re.compile(r'<units>\s*(.*?)\s*</units>', re.S)
 def prompt_units(text:str) -> list[str]|None:
@@ -353,10 +342,6 @@ def prompt_json_example(text:str) -> dict|None:
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #55e87360
 _TOKEN = re.compile(r'\d+|[^\W\d_]+|\s+|.', re.S)
-_GENERATE = re.compile(r'numbered list of questions|holds the questions|do not answer the questions|one question per line|write (?:a |the |new |additional )?'
-                       r'(?:checklist|key points|key questions|sub-questions|questions|considerations|components)|"considerations"|"components"', re.I)
-_YESNO_ONE = re.compile(r'single word|one word|with (?:yes|no) or (?:yes|no)\b|\byes/no\b|yes to keep', re.I)
-
 def _tokens(text:str, choices:dict|None=None, k:int=1) -> list[dict]:
     "`logprobs.content` for `text`: sure tokens, except those named in `choices` ({token: {alternative: probability}})."
     out = []
@@ -366,22 +351,6 @@ def _tokens(text:str, choices:dict|None=None, k:int=1) -> list[dict]:
         else: top = [(t, 0.0)]
         out.append(token_logprob(t, dict(top).get(t, top[0][1]), top))
     return out
-
-# %% ../../nbs/05b_testing_rehearsal.ipynb #b619b6cf
-_LIST_FORM = re.compile(r'\bQ1\b|one line per|by (?:its|the \w+\'s) number')
-_RATING_LABEL = re.compile(r'(?:exact form|written as|last line)[^\n]*?:?\s*\n?\s*"?([A-Z][A-Za-z ]{1,20}):\s*(?:<|N\b|\d)')
-
-@functools.lru_cache(maxsize=1 << 14)
-def tail_facts(tail:str) -> dict:
-    """What the end of a prompt (its last 1,500 characters) asks for, as `answer` reads it. Every judge of a grid sends the same
-    prompts, so the searches run once per prompt text: they were two thirds of a remembered prompt's reply (0.37 ms), measured."""
-    low, lab = tail.lower(), _RATING_LABEL.search(tail)
-    return dict(json=re.search(r'\bjson\b', tail, re.I) is not None, generate=_GENERATE.search(tail) is not None,
-                about_answer='answer' in low, unit_lines='one line per unit' in tail,
-                unit_digits=re.search(r'^U1:\s*[01]\s*$', tail, re.M) is not None, answer_list=_LIST_FORM.search(tail) is not None,
-                q1=re.search(r'\bQ1\b', tail) is not None, yes_no=_YESNO_ONE.search(tail) is not None, says_yes='yes' in low,
-                capital_yes=re.search(r'\bYes\b', tail) is not None, scale=prompt_scale(tail), rating_label=lab.group(1) if lab else None,
-                last_question=next((l for l in reversed(tail.splitlines()) if l.strip().endswith('?')), tail))
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #1cc433d4
 class PlantedResponder:
