@@ -100,7 +100,8 @@ def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:
         sp.write_text(json.dumps(dict(paper=nb.stem, inputs=inputs, notebook=str(out), seconds=r['seconds']), indent=1))
         print(f"[papers] ok     {nb.stem} ({r['seconds']:.0f}s) → {out}", flush=True)
         return r
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex: done = dict(zip(longest_first(nbs), ex.map(one, longest_first(nbs))))
+    order = longest_first(nbs)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex: done = dict(zip(order, ex.map(one, order)))
     res = [done[nb] for nb in nbs]
     merge_paper_rows()
     return res
