@@ -107,6 +107,8 @@ def _wspearman(W, x, y):
         r = cxy / np.sqrt(vx * vy)
     return np.where((vx > 1e-9) & (vy > 1e-9), np.clip(r, -1, 1), np.nan)
 
+
+# %% ../nbs/20_metaeval.ipynb #b34c9a3d
 def _untied(W, v):
     "Weighted ordered pairs not tied on `v` under each row of W: (Σw)² minus each tie class's (Σw)²."
     C = np.zeros((W.shape[0], np.unique(v).size))
