@@ -89,11 +89,16 @@ def _wpearson(W, x, y):
         r = cxy / np.sqrt(vx * vy)
     return np.where((vx > 1e-12) & (vy > 1e-12), np.clip(r, -1, 1), np.nan)
 
-def _wranks(W, x):
-    "Mid-ranks of each item in the weighted sample (items with weight 0 get an unused rank)."
+def _class_weights(W, x):
+    "(the weight of each tie class of `x` under each row of W, each item's class)."
     vals, cls = np.unique(x, return_inverse=True)
     C = np.zeros((W.shape[0], len(vals)))
-    np.add.at(C.T, cls, W.T)          # weight of each tie class
+    np.add.at(C.T, cls, W.T)
+    return C, cls
+
+def _wranks(W, x):
+    "Mid-ranks of each item in the weighted sample (items with weight 0 get an unused rank)."
+    C, cls = _class_weights(W, x)
     below = np.cumsum(C, 1) - C
     return (below + (C + 1) / 2)[:, cls]
 
@@ -111,8 +116,7 @@ def _wspearman(W, x, y):
 # %% ../nbs/20_metaeval.ipynb #b34c9a3d
 def _untied(W, v):
     "Weighted ordered pairs not tied on `v` under each row of W: (Σw)² minus each tie class's (Σw)²."
-    C = np.zeros((W.shape[0], np.unique(v).size))
-    np.add.at(C.T, np.unique(v, return_inverse=True)[1], W.T)
+    C = _class_weights(W, v)[0]
     return W.sum(1)**2 - (C * C).sum(1)
 
 def _wkendall(W, x, y):

@@ -176,6 +176,7 @@ def run_rehearsal_points(points:Sequence[GridPoint], jobs:int=2, progress:bool=T
 
 # %% ../nbs/33_rehearse.ipynb #077f93e9
 from scipy import stats as _st
+from .metaeval import WEIGHTED_FUNCS
 
 def _stat(name, a, b) -> float:
     if len(a) < 3 or np.std(a) == 0 or np.std(b) == 0: return float('nan')
@@ -183,21 +184,12 @@ def _stat(name, a, b) -> float:
     return float(f(a, b)[0])
 
 def _kendall_resamples(h, z, idx, chunk:int=256) -> np.ndarray:
-    """Kendall's tau-b (scipy's default) of every resample (rows of `idx`) at once: a resample is its items' counts c, its
-    concordant-minus-discordant pairs c'Sc/2 (one float32 product: sums of small integers, exact), its ties from the counts per tied value."""
+    "Kendall's tau-b (scipy's default) of every resample (rows of `idx`) at once: a resample's item counts are the weights of the tables' weighted Kendall."
     h, z = np.asarray(h, float), np.asarray(z, float)
-    n, N = len(h), idx.shape[1]
-    S = (np.sign(h[:, None] - h[None, :])*np.sign(z[:, None] - z[None, :])).astype(np.float32)
-    classes = [np.unique(v, return_inverse=True)[1] for v in (h, z)]          # the tied values of each side
-    n0, out = N*(N - 1)/2, []
+    n, out = len(h), []
     for s in range(0, len(idx), chunk):
         part = idx[s:s+chunk]; rows = np.arange(len(part))[:, None]
-        C = np.bincount((rows*n + part).ravel(), minlength=len(part)*n).reshape(len(part), n).astype(np.float32)
-        num = ((C @ S)*C).sum(1, dtype=np.float64)/2
-        def tied(c):
-            k = c.max() + 1
-            return ((np.bincount((rows*k + c[part]).ravel(), minlength=len(part)*k).reshape(len(part), k).astype(float)**2).sum(1) - N)/2
-        with np.errstate(invalid='ignore', divide='ignore'): out.append(num/np.sqrt((n0 - tied(classes[0]))*(n0 - tied(classes[1]))))
+        out.append(WEIGHTED_FUNCS['kendall'](np.bincount((rows*n + part).ravel(), minlength=len(part)*n).reshape(len(part), n).astype(float), h, z))
     return np.concatenate(out) if out else np.array([])
 
 # %% ../nbs/33_rehearse.ipynb #685074e4
