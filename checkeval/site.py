@@ -96,13 +96,15 @@ def link_rewriter(page:str, pages:dict[str, str], host:str|None=None, git_url:st
 
 # %% ../nbs/32_site.ipynb #509a20ec
 def source_page(mod:Path, root:Path, doc:str|None=None) -> str:
-    "A Markdown page showing module file `mod` with numbered, linkable lines, the notebook to edit and its documentation page `doc`."
+    """A Markdown page showing module file `mod` with numbered, linkable lines, the notebook to edit and its documentation page `doc`.
+    Left out of the search index (front matter): the notebook pages document the same names, and indexing the highlighted code of
+    every module took over half of the site's build (Material's search plugin parses each page's HTML)."""
     code = Path(mod).read_text()
     m = re.search(r'File to edit: \.\./(nbs/\S+\.ipynb)', code)
     note = f"Exported by `nbdev-export` from `{m.group(1)}`: edit the notebook, not this file." if m else ''
     if doc: note += f" Documentation: [{doc}](../{doc}.ipynb)."
     fence = '`' * max([3] + [len(x) + 1 for x in re.findall(r'`{3,}', code)])
-    return f'# {Path(mod).relative_to(root).as_posix()}\n\n{note}\n\n{fence}python linenums="1"\n{code}\n{fence}\n'
+    return f'---\nsearch:\n  exclude: true\n---\n\n# {Path(mod).relative_to(root).as_posix()}\n\n{note}\n\n{fence}python linenums="1"\n{code}\n{fence}\n'
 
 # %% ../nbs/32_site.ipynb #0e4600e5
 _ANGLE = re.compile(r'<(?=[A-Za-z][\w.-]*>)')

@@ -68,6 +68,7 @@ class HFJudge(Judge):
                  max_new_tokens:int|None=None,    # cap on generated tokens whatever a request asks; part of the model id
                  num_threads:int|None=None,       # torch CPU threads while this judge computes (None: torch's default)
                  max_batch_tokens:int=24576,      # rows × context length of one decoding batch (the KV cache is copied each step)
+                 keep_kv_mb:float=4096,           # KV caches of scored prompts kept for their continuation (a conversation's next turn); 0: none
                  **kwargs):
         kwargs.setdefault('supports_logprobs', True)
         model = model or str(model_path)
@@ -77,8 +78,8 @@ class HFJudge(Judge):
         self.max_batch_tokens = int(max_batch_tokens)
         self.model_path, self.device, self.dtype = model_path, device, dtype
         self.prefix_reuse, self.min_prefix_tokens, self.suppress_special = prefix_reuse, min_prefix_tokens, suppress_special
-        self.prefix_fraction = float(prefix_fraction)
-        self.prefix_stats = dict(groups=0, prefix_tokens_saved=0, tokens_computed=0)
+        self.prefix_fraction, self.keep_kv_mb, self._kept, self._kept_n = float(prefix_fraction), float(keep_kv_mb), {}, 0
+        self.prefix_stats = dict(groups=0, prefix_tokens_saved=0, tokens_computed=0, continued=0)
         self._lock = threading.Lock()
 
     def _loaded(self):
@@ -247,19 +248,53 @@ def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=Tru
         cache, logits, mask = self._extend(cache, mask, [s[q:] for s, q in zip(seqs, starts)], starts, rows=sub, keep_cache=keep_cache)
     return cache, logits, mask, torch.tensor([len(s) for s in seqs])
 
+# %% ../../nbs/03e_judges_hf.ipynb #7aae74d8
+@patch
+def _keep(self:HFJudge, seqs:list[list[int]], cache, mask):
+    """Keep the KV cache of `seqs` (one row each, left-padded under `mask`) for a later prompt that continues one of them: a
+    conversation's next turn then computes only its new tokens. The oldest go first beyond `keep_kv_mb` megabytes in all."""
+    if cache is None or self.keep_kv_mb <= 0 or not self.prefix_reuse: return
+    size = sum(l.keys.nbytes + l.values.nbytes for l in cache.layers if l.is_initialized)/2**20
+    if size > self.keep_kv_mb: return
+    self._kept_n += 1; self._kept[self._kept_n] = ([list(s) for s in seqs], cache, mask, size)
+    while sum(e[3] for e in self._kept.values()) > self.keep_kv_mb: self._kept.pop(next(iter(self._kept)))
+
+# %% ../../nbs/03e_judges_hf.ipynb #a439750d
+@patch
+def _continued(self:HFJudge, seqs) -> dict:
+    "{kept cache: [(index in `seqs`, row, tokens it holds)]} for each sequence that continues a kept row (the longest), none left out."
+    found = {}
+    for i, s in enumerate(seqs):
+        best = None
+        for e, (rows, *_) in self._kept.items():
+            for r, k in enumerate(rows):
+                L = len(k)
+                if L < len(s) and (best is None or L > best[2]) and s[L-1] == k[-1] and s[:L] == k: best = (e, r, L)
+        if best: found.setdefault(best[0], []).append((i, best[1], best[2]))
+    return found
+
 # %% ../../nbs/03e_judges_hf.ipynb #a35ba1a7
 @patch
 def _last_logits(self:HFJudge, seqs):
-    "Next-token logits after each sequence, sharing prefix computation where possible (`_prefill_tree`)."
+    """Next-token logits after each sequence: one that continues a kept KV cache (`_continued`: a conversation's next turn) computes
+    its new tokens only; the others share prefix computation where possible (`_prefill_tree`). What is computed is kept (`_keep`)."""
     import torch
-    model, tok = self._loaded()
-    res = [None]*len(seqs)
+    res, keep = [None]*len(seqs), self.prefix_reuse and self.keep_kv_mb > 0
     with torch.no_grad():
-        for P, idx in self._prefix_groups(seqs):
-            if P > 0: logits = self._prefill_tree([seqs[i] for i in idx], P, keep_cache=False)[1]
-            else:
-                # no shared prefix: one left-padded forward, every row ending at the last column (logits_to_keep=1)
-                _, logits, _ = self._extend(None, None, [seqs[i] for i in idx], [0]*len(idx), keep_cache=False)
+        for e, rows in self._continued(seqs).items():
+            _, cache, mask, _ = self._kept.pop(e)
+            idx = [i for i, _, _ in rows]
+            cache, logits, mask = self._extend(cache, mask, [seqs[i][L:] for i, _, L in rows], [L for *_, L in rows], rows=[r for _, r, _ in rows])
+            self.prefix_stats['continued'] += len(rows); self.prefix_stats['prefix_tokens_saved'] += sum(L for *_, L in rows)
+            self._keep([seqs[i] for i in idx], cache, mask)
+            for j, i in enumerate(idx): res[i] = logits[j].cpu()
+        rest = [i for i, x in enumerate(res) if x is None]
+        for P, g in self._prefix_groups([seqs[i] for i in rest]):
+            idx = [rest[j] for j in g]
+            if P > 0: cache, logits, mask, _ = self._prefill_tree([seqs[i] for i in idx], P, keep_cache=keep)
+            else:   # no shared prefix: one left-padded forward, every row ending at the last column (logits_to_keep=1)
+                cache, logits, mask = self._extend(None, None, [seqs[i] for i in idx], [0]*len(idx), keep_cache=keep)
+            self._keep([seqs[i] for i in idx], cache, mask)
             for j, i in enumerate(idx): res[i] = logits[j].cpu()
     return res
 
@@ -523,7 +558,7 @@ def _generate_shared(self:HFJudge, reqs:list[JudgeRequest], seqs:list[list[int]]
 @patch
 def reset_prefix_stats(self:HFJudge):
     "Start counting shared prefixes and computed tokens afresh."
-    self.prefix_stats = dict(groups=0, prefix_tokens_saved=0, tokens_computed=0)
+    self.prefix_stats = dict(groups=0, prefix_tokens_saved=0, tokens_computed=0, continued=0)
 
 # %% ../../nbs/03e_judges_hf.ipynb #704b04a5
 @patch
