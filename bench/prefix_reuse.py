@@ -123,7 +123,7 @@ def main(argv=None):
         best, scores = {}, {}
         for _ in range(max(1, args.repeats)):
             for mode in ('full', 'reuse'):
-                judges[mode].prefix_stats = dict(groups=0, prefix_tokens_saved=0, tokens_computed=0)
+                judges[mode].reset_prefix_stats()
                 scores[mode], dt = grade(judges[mode], reqs)
                 best[mode] = min(best.get(mode, math.inf), dt)
         n = len(reqs)
