@@ -49,6 +49,18 @@ def _lcp(a, b) -> int:
     while i < n and a[i] == b[i]: i += 1
     return i
 
+# %% ../../nbs/03e_judges_hf.ipynb #efaa2340
+@functools.cache
+def _cache_arg(cls) -> str:
+    "The keyword a model class's forward takes its KV cache under: `cache` (transformers 5.2x; the old name warns) or `past_key_values`."
+    import inspect
+    return 'cache' if 'cache' in inspect.signature(cls.forward).parameters else 'past_key_values'
+
+def _past(out):
+    "The KV cache a model's forward returned, under either name."
+    c = getattr(out, 'cache', None)
+    return c if c is not None else getattr(out, 'past_key_values', None)
+
 # %% ../../nbs/03e_judges_hf.ipynb #d93ec83f
 def _budget_chunks(xs, size, max_rows:int, max_tokens:int):
     "Consecutive runs of `xs` with at most `max_rows` elements and at most `max_tokens` of `size(x)` in all (never empty)."
@@ -196,11 +208,11 @@ def _extend(self:HFJudge, cache, mask, parts:list[list[int]], starts:list[int], 
         L = len(x); ids[j, S-L:] = torch.tensor(x); new[j, S-L:] = 1; pos[j, S-L:] = q + torch.arange(L); pos[j, :S-L] = q
     if mask is not None: mask = torch.cat([mask[rows] if rows is not None else mask, new], 1)
     else: mask = new
-    kw = dict(past_key_values=cache) if cache is not None else {}
+    kw = {_cache_arg(type(model)): cache} if cache is not None else {}
     out = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), position_ids=pos.to(dev), use_cache=keep_cache,
                 logits_to_keep=1, **kw)
     self.prefix_stats['tokens_computed'] += n*S
-    return (out.past_key_values if keep_cache else None), out.logits[:, -1].float(), mask
+    return (_past(out) if keep_cache else None), out.logits[:, -1].float(), mask
 
 # %% ../../nbs/03e_judges_hf.ipynb #1936b844
 @patch
@@ -235,7 +247,7 @@ def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=Tru
     model = self._loaded()[0]
     plan, n = self._split_plan(seqs, P), len(seqs)
     with torch.no_grad():                  # no autograd graph: it held every activation (GBs)
-        cache = model(input_ids=torch.tensor([seqs[0][:P]], device=self.device), use_cache=True, logits_to_keep=1).past_key_values
+        cache = _past(model(input_ids=torch.tensor([seqs[0][:P]], device=self.device), use_cache=True, logits_to_keep=1))
         mask = torch.ones((1, P), dtype=torch.long)
         self.prefix_stats['groups'] += 1; self.prefix_stats['tokens_computed'] += P
         if plan is None: sub, starts = [0]*n, [P]*n
@@ -525,8 +537,8 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
                 live = [live[row] for row in keep]
             mask = torch.cat([mask, torch.ones((len(live), 1), dtype=torch.long)], 1)
             out = model(input_ids=nxt[:, None].to(self.device), attention_mask=mask.to(self.device),
-                        position_ids=pos[:, None].to(self.device), past_key_values=cache, use_cache=True)
-            cache, logits, pos = out.past_key_values, out.logits[:, -1].float(), pos + 1
+                        position_ids=pos[:, None].to(self.device), use_cache=True, **{_cache_arg(type(model)): cache})
+            cache, logits, pos = _past(out), out.logits[:, -1].float(), pos + 1
             self.prefix_stats['tokens_computed'] += len(live)
 
 # %% ../../nbs/03e_judges_hf.ipynb #f9d6b764
