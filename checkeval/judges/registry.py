@@ -64,6 +64,7 @@ class _LocalModelFields(BaseModel):
     max_new_tokens: Optional[int] = None
     num_threads: Optional[int] = None
     max_batch_tokens: Optional[int] = None
+    keep_kv_mb: Optional[float] = None
     engine_args: Optional[dict[str, Any]] = None
 
 
