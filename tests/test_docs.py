@@ -15,6 +15,8 @@ FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-
          '--disable-component-update', '--disable-sync']
 METHOD_PAGE = 'checkeval.html'   # nbs/10_checkeval.ipynb
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason='chromium is not installed (apt-get install -y chromium)')
+# the first test builds the whole site (its session fixture): minutes on a loaded 2-core machine, beyond the suite's 300 s per test
+pytestmark = pytest.mark.timeout(900)
 
 
 @pytest.fixture(scope='session')
