@@ -181,10 +181,10 @@ def test_dataset_outputs_are_byte_identical_when_rebuilt(tmp_path):
     committed under figures/ (built by an earlier run, at another time, so a time stamp or a commit in a file would differ)."""
     code = ('import sys\nfrom checkeval.reporting import write_dataset_outputs\n'
             'write_dataset_outputs(sys.argv[1])\n')
-    p = subprocess.run([sys.executable, '-c', code, str(tmp_path/'a')], capture_output=True, text=True, timeout=300, cwd=ROOT,
+    r = subprocess.run([sys.executable, '-c', code, str(tmp_path/'a')], capture_output=True, text=True, timeout=300, cwd=ROOT,
                        env={**os.environ, 'HF_HUB_OFFLINE': '1'})
-    assert p.returncode == 0, p.stderr[-2000:]
-    files = sorted(p.relative_to(tmp_path/'a') for p in (tmp_path/'a').rglob('*') if p.is_file())
+    assert r.returncode == 0, r.stderr[-2000:]
+    files = sorted(f.relative_to(tmp_path/'a') for f in (tmp_path/'a').rglob('*') if f.is_file())
     assert any(str(f).endswith('.png') for f in files) and any(str(f).endswith('.provenance.json') for f in files)
     tracked = set(subprocess.run(['git', 'ls-files', 'figures'], capture_output=True, text=True, cwd=ROOT).stdout.split())
     assert {f'figures/{f.as_posix()}' for f in files} <= tracked, 'the datasets step wrote a file that is not committed'
