@@ -15,7 +15,7 @@ from ..prompts import render
 from ..data import load_benchmark, read_json, resolve
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name, yes_ratio_judgments
 from .keypoint import ReplyError, _schema_constraint, _verdict, parse_checklist_answers, answers_schema, placeholder_answers
-from .interacteval_build import (CONSTRUCTION_SCHEMAS, CONSTRUCTION_STAGES, SUB_QUESTIONS_MAX, build_checklist,
+from .interacteval_build import (CONSTRUCTION_SCHEMAS, CONSTRUCTION_STAGES, SUB_QUESTIONS_MAX, build_checklist, build_checklists_lockstep,
                                                   construction_schema, fill_prompt, interacteval_prompt, parse_stage, placeholder_reply,
                                                   upstream_think_aloud, _norm, _strings)
 from ..parsing import extract_json
@@ -24,9 +24,9 @@ from ..judges.types import JudgeRequest, Constraint
 # %% auto #0
 __all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'DRY_RUN_COUNTS', 'interacteval_files', 'bullet_lines',
            'upstream_rubric', 'upstream_attributes', 'upstream_checklist', 'upstream_samples', 'parse_attributes',
-           'think_aloud_request', 'think_aloud', 'load_human_attributes', 'pool_attributes', 'evaluation_request',
-           'parse_evaluation', 'stratified_sample', 'document_sample', 'benchmark_ta_samples', 'InteractEvalOptions',
-           'run_interacteval']
+           'think_aloud_request', 'think_aloud_lockstep', 'think_aloud', 'load_human_attributes', 'pool_attributes',
+           'evaluation_request', 'parse_evaluation', 'stratified_sample', 'document_sample', 'benchmark_ta_samples',
+           'InteractEvalOptions', 'run_interacteval']
 
 # %% ../../nbs/15_interacteval.ipynb #8d085195
 TA_CONDITIONS = ('SL-TA', 'SH-TA', 'ML-TA', 'MH-TA', 'Comb-TA')
@@ -102,18 +102,25 @@ def think_aloud_request(judge, dimension:str, rubric:str, samples:Sequence[dict]
                               'placeholder': json.dumps({'considerations': [f'Placeholder consideration {i} about {dimension}' for i in range(1, 9)]})})
 
 # %% ../../nbs/15_interacteval.ipynb #4bff89e4
+def think_aloud_lockstep(judges:Sequence, asks:Sequence[tuple], **kw) -> list[dict[str, dict]]:
+    """The TA step of several dimensions at once: `asks` is [(dimension, rubric, samples)], and each judge (an LLM member) gets
+    one `generate` call with a request per ask. One dict per ask: member name → {attributes, status, raw_text, cache_key}."""
+    res = [{} for _ in asks]
+    for j in (judges if asks else ()):
+        rs = j.generate([think_aloud_request(j, d, rub, smp, **kw) for d, rub, smp in asks], desc=f'interacteval: think-aloud ({j.name})')
+        for out, r in zip(res, rs):
+            rec = dict(member=j.name, kind='llm', raw_text=r.text, cache_key=r.cache_key, attributes=[], status='ok')
+            if r.error: rec['status'] = f'judge error: {r.error}'
+            else:
+                try: rec['attributes'] = parse_attributes(r.text)
+                except ReplyError as e: rec['status'] = str(e)
+            out[j.name] = rec
+    return res
+
+# %% ../../nbs/15_interacteval.ipynb #23406d35
 def think_aloud(judges:Sequence, dimension:str, rubric:str, samples:Sequence[dict], **kw) -> dict[str, dict]:
     "Run the TA step with each judge (an LLM member): name → {attributes, status, raw_text, cache_key}."
-    res = {}
-    for j in judges:
-        r = j.generate([think_aloud_request(j, dimension, rubric, samples, **kw)], desc=f'interacteval: think-aloud ({j.name})')[0]
-        rec = dict(member=j.name, kind='llm', raw_text=r.text, cache_key=r.cache_key, attributes=[], status='ok')
-        if r.error: rec['status'] = f'judge error: {r.error}'
-        else:
-            try: rec['attributes'] = parse_attributes(r.text)
-            except ReplyError as e: rec['status'] = str(e)
-        res[j.name] = rec
-    return res
+    return think_aloud_lockstep(judges, [(dimension, rubric, samples)], **kw)[0]
 
 # %% ../../nbs/15_interacteval.ipynb #b28aff66
 def load_human_attributes(path, dimension:str|None=None) -> dict[str, list[str]]:
@@ -279,26 +286,33 @@ def _rubric_for(dim:Dimension, rubric:str) -> str:
     return upstream_rubric(dim.name) if dim.name in UPSTREAM_DIMENSIONS else dim.definition
 
 # %% ../../nbs/15_interacteval.ipynb #25eb988a
-def _llm_attributes(dim, items, judge, o:dict, rubric:str, art:dict) -> dict[str, list[str]]:
-    "The LLM members think aloud now, over the released samples (SummEval) or four of the benchmark's own items."
-    mt = {'max_tokens': o['max_tokens']} if o['max_tokens'] else {}
-    benchmark = items[0].benchmark if items else ''
-    samples = (upstream_samples(dim.name) if benchmark == 'summeval' and dim.name in UPSTREAM_DIMENSIONS
-               else benchmark_ta_samples(benchmark, dim.name, [it.item_id for it in items], seed=int(o['sample_seed'])))
-    art['ta_samples'][dim.name] = [{k: v for k, v in x.items() if k in ('doc_id', 'system_id', 'score')} for x in samples]
-    ta = art['think_aloud'][dim.name] = think_aloud(_ta_members(o['ta_judges'], judge), dim.name, rubric, samples, task=o['task'],
-                                                    prompt_source=o['prompt_source'], **mt)
-    return {k: v['attributes'] for k, v in ta.items() if v['attributes']}
+def _thinks_aloud(o:dict) -> bool:
+    "Whether LLM members think aloud now: attributes='think_aloud' under a condition with LLM members (SL-TA, ML-TA, Comb-TA)."
+    return o['attributes'] == 'think_aloud' and o['condition'] in ('SL-TA', 'ML-TA', 'Comb-TA')
 
-def _condition_attributes(dim, items, judge, o:dict, rubric:str, art:dict) -> tuple[list[str], str|None]:
-    "Stage 1: the attributes of the TA condition — the released Comb-TA ones, or LLM members thinking aloud now plus experts' files."
+def _llm_attributes(dims, items, judge, o:dict, rubrics:Sequence[str], art:dict) -> dict[str, dict[str, list[str]]]:
+    """The LLM members think aloud now about every dimension at once (`think_aloud_lockstep`), over the released samples
+    (SummEval) or four of the benchmark's own items: dimension → member → attributes."""
+    mt = {'max_tokens': o['max_tokens']} if o['max_tokens'] else {}
+    benchmark, asks = (items[0].benchmark if items else ''), []
+    for dim, rub in zip(dims, rubrics):
+        samples = (upstream_samples(dim.name) if benchmark == 'summeval' and dim.name in UPSTREAM_DIMENSIONS
+                   else benchmark_ta_samples(benchmark, dim.name, [it.item_id for it in items], seed=int(o['sample_seed'])))
+        art['ta_samples'][dim.name] = [{k: v for k, v in x.items() if k in ('doc_id', 'system_id', 'score')} for x in samples]
+        asks.append((dim.name, rub, samples))
+    tas = think_aloud_lockstep(_ta_members(o['ta_judges'], judge), asks, task=o['task'], prompt_source=o['prompt_source'], **mt)
+    art['think_aloud'].update({dim.name: ta for dim, ta in zip(dims, tas)})
+    return {dim.name: {k: v['attributes'] for k, v in ta.items() if v['attributes']} for dim, ta in zip(dims, tas)}
+
+# %% ../../nbs/15_interacteval.ipynb #19597199
+def _condition_attributes(dim, o:dict, art:dict, llm:dict[str, list[str]]) -> tuple[list[str], str|None]:
+    "Stage 1: the attributes of the TA condition — the released Comb-TA ones, or the LLM members' (`llm`, thought aloud already) plus experts' files."
     cond = o['condition']
     if o['attributes'] == 'upstream':
         if cond != 'Comb-TA': raise DataError(f"only the pooled Comb-TA attributes were released; {cond} needs attributes='think_aloud'", field='attributes')
         if dim.name not in UPSTREAM_DIMENSIONS: raise DataError(f"attributes were released for {UPSTREAM_DIMENSIONS}, not {dim.name!r}; use attributes='think_aloud'", field='attributes')
         art['attributes'][dim.name] = {'upstream Comb-TA': upstream_attributes(dim.name)}
         return upstream_attributes(dim.name), None
-    llm = _llm_attributes(dim, items, judge, o, rubric, art) if cond in ('SL-TA', 'ML-TA', 'Comb-TA') else {}
     human = {}
     if cond in ('SH-TA', 'MH-TA', 'Comb-TA'):
         if not o['human_attributes']: raise DataError(f'{cond} needs human attributes: pass human_attributes=<folder>', field='human_attributes')
@@ -310,23 +324,33 @@ def _condition_attributes(dim, items, judge, o:dict, rubric:str, art:dict) -> tu
         return [], f'think-aloud gave no attributes ({e})'
 
 # %% ../../nbs/15_interacteval.ipynb #4f2f2556
-def _dimension_checklist(dim, items, judge, o:dict, rubric:str, art:dict) -> tuple[Checklist|None, str|None]:
-    "Stage 2: the released checklist, one the builder constructs from the condition's attributes, or a file's; (checklist, why none)."
-    if o['checklist_source'] == 'upstream':
-        if dim.name not in UPSTREAM_DIMENSIONS: raise DataError(f'the authors released checklists for {UPSTREAM_DIMENSIONS}, not {dim.name!r}; use checklist_source=build', field='checklist_source')
-        return upstream_checklist(dim.name, dim.scale or (1, 5)), None
-    if o['checklist_source'] != 'build': return _file_checklist(o['checklist_source'], dim), None
-    attrs, why = _condition_attributes(dim, items, judge, o, rubric, art)
-    if not attrs: return None, why
-    builder = _handed_in(o['builder'], judge, 'builder') if o['builder'] is not None else judge
-    checklist, record = build_checklist(builder, dim, attrs, rubric, int(o['components']), o['task'], benchmark=items[0].benchmark if items else None,
-                                        prompt_source=o['prompt_source'], **({'max_tokens': o['max_tokens']} if o['max_tokens'] else {}))
+def _record_construction(dim, record:dict, builder, judge, o:dict, art:dict) -> str|None:
+    "File a dimension's construction record in `art`, saying who built it and under which condition; why no checklist came out, or None."
     record.update(builder=builder.name, builder_is_evaluator=builder.name == judge.name, condition=o['condition'])
     if builder.name == judge.name:
         record['note'] = f'checklist built by the evaluating judge {judge.name} itself, not by the strong builder of the paper'
         warnings.warn(f"interacteval: the {dim.name} checklist is built by the evaluating judge {judge.name!r} itself (pass builder=<a stronger judge> for the paper's setting)")
     art['construction'][dim.name] = record
-    return checklist, (None if checklist is not None else record['status'])
+    return None if record['status'] == 'ok' else record['status']
+
+# %% ../../nbs/15_interacteval.ipynb #319029a8
+def _dimension_checklists(dims, items, judge, o:dict, rubrics:Sequence[str], art:dict) -> list[tuple[Checklist|None, str|None]]:
+    """Stage 2 for every dimension: the released checklist, a file's, or one the builder constructs from the condition's
+    attributes (the think-aloud and every construction step in lockstep over the dimensions); [(checklist, why none)]."""
+    if o['checklist_source'] == 'upstream':
+        for dim in dims:
+            if dim.name not in UPSTREAM_DIMENSIONS: raise DataError(f'the authors released checklists for {UPSTREAM_DIMENSIONS}, not {dim.name!r}; use checklist_source=build', field='checklist_source')
+        return [(upstream_checklist(d.name, d.scale or (1, 5)), None) for d in dims]
+    if o['checklist_source'] != 'build': return [(_file_checklist(o['checklist_source'], d), None) for d in dims]
+    llm = _llm_attributes(dims, items, judge, o, rubrics, art) if _thinks_aloud(o) else {}
+    got = [_condition_attributes(d, o, art, llm.get(d.name, {})) for d in dims]
+    out, todo = [(None, why) for _, why in got], [n for n, (attrs, _) in enumerate(got) if attrs]
+    builder = _handed_in(o['builder'], judge, 'builder') if o['builder'] is not None else judge
+    built = build_checklists_lockstep(builder, [(dims[n], got[n][0], rubrics[n]) for n in todo], int(o['components']), o['task'],
+                                      benchmark=items[0].benchmark if items else None, prompt_source=o['prompt_source'],
+                                      **({'max_tokens': o['max_tokens']} if o['max_tokens'] else {}))
+    for n, (checklist, record) in zip(todo, built): out[n] = (checklist, _record_construction(dims[n], record, builder, judge, o, art))
+    return out
 
 # %% ../../nbs/15_interacteval.ipynb #195b99ea
 def _dimension_sample(items, dim, o:dict) -> list[Item]:
@@ -336,8 +360,17 @@ def _dimension_sample(items, dim, o:dict) -> list[Item]:
     return (document_sample if o['sample_unit'] == 'documents' else stratified_sample)(items, float(o['sample_frac']), dim.name, int(o['sample_seed']))
 
 # %% ../../nbs/15_interacteval.ipynb #efcf1d27
-def _evaluate_dimension(dim, sub, judge, checklist, why, rubric:str, o:dict, variant:str, builder:str|None) -> list[Answer]:
-    "Stage 3: every question of the checklist about each summary, one request per summary; without a checklist one failed answer each."
+def _evaluation_requests(dim, sub, judge, checklist, rubric:str, o:dict) -> list:
+    "Stage 3's requests: one per summary holding every question (one per question with answers='per_question'); none without a checklist."
+    if checklist is None: return []
+    qs, one = [q.text for q in checklist.questions], o['answers'] == 'per_question'
+    return [evaluation_request(judge, dim.name, rubric, a, it.source, it.output, o['task'], o['prompt_source'], one=one,
+                               **({'max_tokens': o['max_tokens']} if o['max_tokens'] else {}))
+            for it in sub for a in ([[q] for q in qs] if one else [qs])]
+
+# %% ../../nbs/15_interacteval.ipynb #6063e08f
+def _evaluate_dimension(dim, sub, judge, checklist, why, o:dict, variant:str, builder:str|None, resps:Sequence) -> list[Answer]:
+    "Stage 3's answers from `resps`, the replies to `_evaluation_requests`: every question about each summary; without a checklist one failed answer each."
     keys = lambda it: dict(benchmark=it.benchmark, item_id=it.item_id, system_id=it.system_id, method='interacteval', judge=judge.name,
                            dimension=dim.name, variant=variant)
     if checklist is None:
@@ -345,12 +378,9 @@ def _evaluate_dimension(dim, sub, judge, checklist, why, rubric:str, o:dict, var
                             meta={'condition': o['condition']}, **keys(it)) for it in sub]
     qs, out = [q.text for q in checklist.questions], []
     one = o['answers'] == 'per_question'
-    ask = [[q] for q in qs] if one else [qs]
-    reqs = [evaluation_request(judge, dim.name, rubric, a, it.source, it.output, o['task'], o['prompt_source'], one=one,
-                               **({'max_tokens': o['max_tokens']} if o['max_tokens'] else {})) for it in sub for a in ask]
-    resps = judge.generate(reqs, desc=f'interacteval: evaluation ({dim.name})')
+    per = len(qs) if one else 1
     for n, it in enumerate(sub):
-        rs = resps[n*len(ask):(n+1)*len(ask)]
+        rs = resps[n*per:(n+1)*per]
         read = ([(None, f'judge error: {r.error}') if r.error else (_verdict(r.text), f'not yes or no: {r.text!r}') for r in rs] if one
                 else parse_evaluation(None if rs[0].error else rs[0].text, qs))
         for q, r, (v, reason) in zip(checklist.questions, rs if one else rs*len(qs), read):
@@ -375,21 +405,26 @@ def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension]
                      attributes:str='upstream', ta_judges=None, ta_member:str|None=None, human_attributes:str|None=None, builder=None,
                      components:int=5, rubric:str='auto', sample_frac:float|None=None, sample_seed:int=0, sample_unit:str='documents',
                      prompt_source:str='project', task:str='summary of a news article', max_tokens:int|None=None, answers:str='list') -> MethodResult:
-    "InteractEval: a checklist per dimension (released, or built from TA attributes by `builder`), yes-ratio scaled to the human range."
+    "InteractEval: a checklist per dimension (released, or built from TA attributes by `builder`), yes-ratio scaled to the human range; every stage sends all dimensions' requests at once."
     o = {k: v for k, v in locals().items() if k in InteractEvalOptions.model_fields}
     named = {**o, 'builder': _judge_names(builder), 'ta_judges': _judge_names(ta_judges)}
     variant = variant_name({k: v for k, v in named.items() if v != InteractEvalOptions.model_fields[k].default})
     items, answers, judgments = list(items), [], []
     art = {'checklists': {}, 'construction': {}, 'attributes': {}, 'think_aloud': {}, 'ta_samples': {}, 'sample': {}, 'sample_documents': {},
            'config': named}
-    for dim in dimensions:
-        rub = _rubric_for(dim, rubric)
-        checklist, why = _dimension_checklist(dim, items, judge, o, rub, art)
+    dims = list(dimensions)
+    rubs = [_rubric_for(d, rubric) for d in dims]
+    made = _dimension_checklists(dims, items, judge, o, rubs, art)
+    subs = [_dimension_sample(items, d, o) for d in dims]
+    reqs = [_evaluation_requests(d, s, judge, c, r, o) for d, s, (c, _), r in zip(dims, subs, made, rubs)]
+    flat, at = (judge.generate([q for rs in reqs for q in rs], desc='interacteval: evaluation') if any(reqs) else []), 0
+    for dim, sub, (checklist, why), rs in zip(dims, subs, made, reqs):
         if checklist is not None: art['checklists'][dim.name] = checklist.to_dict()
-        sub = _dimension_sample(items, dim, o)
         art['sample'][dim.name] = [it.item_id for it in sub]
         art['sample_documents'][dim.name] = len({it.group_id for it in sub})
-        dim_answers = _evaluate_dimension(dim, sub, judge, checklist, why, rub, o, variant, art['construction'].get(dim.name, {}).get('builder'))
+        dim_answers = _evaluate_dimension(dim, sub, judge, checklist, why, o, variant, art['construction'].get(dim.name, {}).get('builder'),
+                                          flat[at:at + len(rs)])
+        at += len(rs)
         answers += dim_answers
         judgments += _with_scale(yes_ratio_judgments(dim_answers, n_questions=len(checklist) if checklist is not None else 0, scale=dim.scale), dim.scale)
     return MethodResult(answers=answers, judgments=judgments, artifacts=art)

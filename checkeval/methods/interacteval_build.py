@@ -18,7 +18,7 @@ from ..parsing import extract_json
 # %% auto #0
 __all__ = ['TA_FAMILIES', 'CONSTRUCTION_SCHEMAS', 'SUB_QUESTIONS_MAX', 'CONSTRUCTION_STAGES', 'interacteval_prompt',
            'fill_prompt', 'ta_family', 'upstream_think_aloud', 'construction_schema', 'parse_stage',
-           'placeholder_reply', 'construction_request', 'build_checklist']
+           'placeholder_reply', 'construction_request', 'build_checklists_lockstep', 'build_checklist']
 
 # %% ../../nbs/15a_interacteval_build.ipynb #4c611e67
 def _interacteval_steps() -> dict[str, str]:
@@ -263,28 +263,48 @@ def _final_checklist(dim:Dimension, ctx:dict, judge_name:str, n_attributes:int, 
                      meta={'components': ctx['components'], 'n_attributes': n_attributes})
 
 # %% ../../nbs/15a_interacteval_build.ipynb #c1a7a3f7
+def _start_build(judge, dimension:Dimension|str, attributes:Sequence[str], rubric:str|None, k:int, task:str,
+                 prompt_source:str) -> tuple[Dimension, dict, dict]:
+    "One dimension's construction before its first step: (dimension, the context the steps fill, the record)."
+    dim = dimension if isinstance(dimension, Dimension) else Dimension(name=dimension)
+    if not attributes: raise DataError('no attributes to build a checklist from', field='attributes')
+    ctx = dict(dimension=dim.name, rubric=rubric or dim.definition, task=task, k=int(k), attributes=list(attributes))
+    record = {'dimension': dim.name, 'builder': judge.name, 'k': int(k), 'attributes': list(attributes), 'stages': {}, 'status': 'ok',
+              'prompt_source': prompt_source}
+    return dim, ctx, record
+
+# %% ../../nbs/15a_interacteval_build.ipynb #032edf1d
+def _take_step(stage:str, req, r, ctx:dict, record:dict) -> bool:
+    "File step `stage`'s reply `r` to `req` in `record`, its parsed result in `ctx`; False when the step failed (the record says why)."
+    rec = record['stages'][stage] = dict(messages=req.messages, raw_text=r.text, cache_key=r.cache_key, prompt_tokens=r.prompt_tokens,
+                                         completion_tokens=r.completion_tokens)
+    if r.error: rec['status'] = f'judge error: {r.error}'
+    else:
+        try:
+            ctx[stage], rec['notes'] = parse_stage(stage, r.text, ctx)
+            rec['status'], rec['result'] = 'ok', ctx[stage]
+        except ReplyError as e: rec['status'] = str(e)
+    if rec['status'] != 'ok': record['status'] = f"{stage}: {rec['status']}"
+    return rec['status'] == 'ok'
+
+# %% ../../nbs/15a_interacteval_build.ipynb #65b76e56
+def build_checklists_lockstep(judge, specs:Sequence[tuple], k:int=5, task:str='summary of a news article', max_tokens:int=1024,
+                              benchmark:str|None=None, prompt_source:str='project') -> list[tuple[Checklist|None, dict]]:
+    """The checklists of several dimensions built at once: `specs` is [(dimension, attributes, rubric)]; each step is one
+    `generate` call with the step's request of every dimension still going. [(Checklist or None, every step's record)]."""
+    runs = [_start_build(judge, d, a, r, k, task, prompt_source) for d, a, r in specs]
+    live = list(range(len(runs)))
+    for stage in CONSTRUCTION_STAGES:
+        if not live: break
+        reqs = [construction_request(judge, stage, runs[i][1], max_tokens, prompt_source) for i in live]
+        resps = judge.generate(reqs, desc=f"interacteval: {stage} ({', '.join(runs[i][0].name for i in live)})")
+        live = [i for i, q, r in zip(live, reqs, resps) if _take_step(stage, q, r, runs[i][1], runs[i][2])]
+    return [(_final_checklist(dim, ctx, judge.name, len(ctx['attributes']), benchmark) if rec['status'] == 'ok' else None, rec)
+            for dim, ctx, rec in runs]
+
+# %% ../../nbs/15a_interacteval_build.ipynb #806e59d0
 def build_checklist(judge, dimension:Dimension|str, attributes:Sequence[str], rubric:str|None=None, k:int=5,
                     task:str='summary of a news article', max_tokens:int=1024, benchmark:str|None=None,
                     prompt_source:str='project') -> tuple[Checklist|None, dict]:
     "Checklist construction from `attributes` with the builder `judge`; returns (Checklist or None, every step's record)."
-    dim = dimension if isinstance(dimension, Dimension) else Dimension(name=dimension)
-    rubric = rubric or dim.definition
-    if not attributes: raise DataError('no attributes to build a checklist from', field='attributes')
-    ctx = dict(dimension=dim.name, rubric=rubric, task=task, k=int(k), attributes=list(attributes))
-    record = {'dimension': dim.name, 'builder': judge.name, 'k': int(k), 'attributes': list(attributes), 'stages': {}, 'status': 'ok',
-              'prompt_source': prompt_source}
-    for stage in CONSTRUCTION_STAGES:
-        req = construction_request(judge, stage, ctx, max_tokens, prompt_source)
-        r = judge.generate([req], desc=f'interacteval: {stage} ({dim.name})')[0]
-        rec = record['stages'][stage] = dict(messages=req.messages, raw_text=r.text, cache_key=r.cache_key, prompt_tokens=r.prompt_tokens,
-                                             completion_tokens=r.completion_tokens)
-        if r.error: rec['status'] = f'judge error: {r.error}'
-        else:
-            try:
-                ctx[stage], rec['notes'] = parse_stage(stage, r.text, ctx)
-                rec['status'], rec['result'] = 'ok', ctx[stage]
-            except ReplyError as e: rec['status'] = str(e)
-        if rec['status'] != 'ok':
-            record['status'] = f"{stage}: {rec['status']}"
-            return None, record
-    return _final_checklist(dim, ctx, judge.name, len(attributes), benchmark), record
+    return build_checklists_lockstep(judge, [(dimension, attributes, rubric)], k, task, max_tokens, benchmark, prompt_source)[0]
