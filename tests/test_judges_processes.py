@@ -126,7 +126,10 @@ def test_injected_faults_answered_or_recorded(tmp_path):
         assert set(reasons) == {r.cache_key for r in bad}                      # each failure recorded with its reason
         assert all(any(w in e for w in ('HTTP 429', 'HTTP 500', 'timeout', 'malformed', 'connection')) for e in reasons.values()), reasons
         assert j.cache.get_many([r.cache_key for r in bad]) == {}              # failures are not cached
-        assert set(st['by_key']) == {r.cache_key for r in ok} and set(st['by_key'].values()) == {1}
+        # the server answered every reply the client read; a slow reply the client had given up on (its 0.5 s timeout) may
+        # still be delivered when the server does not see the closed connection in time: at most one per slow fault
+        assert {r.cache_key for r in ok} <= set(st['by_key']) and set(st['by_key']) <= {r.cache_key for r in rs}
+        assert sum(st['by_key'].values()) - len(ok) <= st['faults'].get('slow', 0)
         # a second run with more retries sends only the failed ones and completes everything
         j2 = OpenAIJudge('faulty', model='local', base_url=srv.url, cache=cache, max_concurrency=32, max_retries=8,
                          backoff_base=0.01, timeout=0.5, progress=False)
@@ -134,7 +137,8 @@ def test_injected_faults_answered_or_recorded(tmp_path):
         st2 = srv.stats()
     assert all(r.ok for r in rs2)
     assert j2.usage()['cached'] == len(ok)
-    assert set(st2['by_key']) == {r.cache_key for r in rs2} and set(st2['by_key'].values()) == {1}
+    assert set(st2['by_key']) == {r.cache_key for r in rs2}
+    assert sum(st2['by_key'].values()) - n <= st2['faults'].get('slow', 0)   # late deliveries of slow replies only, as above
     print(f'\nfaults injected: {st2["faults"]}; failed after 1 retry: {len(bad)}/{n}; all answered after the rerun')
 
 
