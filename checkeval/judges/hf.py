@@ -133,10 +133,11 @@ def _call_batch(self:HFJudge, requests):
             g = [greedy[j] for j in g]
             if P == 0 or len(g) < 2: alone += g
             else: shared.append((P, g))
+        # a batch decodes as many steps as its longest request (and the plain path pads to its longest prompt): batch alike requests
+        alone.sort(key=lambda i: (self._limit(requests[i]), len(seqs[i])))
+        if self.prefix_reuse: shared, alone = shared + [(0, [i]) for i in alone], []   # P = 0: prefilled alone, unpadded
         if shared:
             for i, resp in self._generate_groups(shared, requests, seqs): out[i] = resp
-        # a batch decodes as many steps as its longest request and pads to its longest prompt: batch alike requests
-        alone.sort(key=lambda i: (self._limit(requests[i]), len(seqs[i])))
         for b in _budget_chunks(alone, lambda i: len(seqs[i]) + self._limit(requests[i]), self.batch_size, self.max_batch_tokens):
             for i, resp in zip(b, self._generate([requests[i] for i in b], seqs=[seqs[i] for i in b])): out[i] = resp
         for i, r in enumerate(requests):
@@ -474,6 +475,15 @@ def _merge_rows(self:HFJudge, parts:list):
     return (DynamicCache(layers, config=self._loaded()[0].config), torch.cat([lg for _, lg, _, _ in parts]), mask,
             torch.cat([p for *_, p in parts]))
 
+# %% ../../nbs/03e_judges_hf.ipynb #4468c1e0
+@patch
+def _prefill_one(self:HFJudge, seq:list[int]):
+    """KV cache, next-token logits, attention mask and next position of one sequence that shares nothing with the others:
+    a forward of its own, so it is not padded to the batch's longest prompt."""
+    import torch
+    with torch.no_grad(): cache, logits, mask = self._extend(None, None, [seq], [0])
+    return cache, logits, mask, torch.tensor([len(seq)])
+
 # %% ../../nbs/03e_judges_hf.ipynb #45ae4087
 @functools.cache
 def _buffer_layer():
@@ -544,7 +554,7 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
 # %% ../../nbs/03e_judges_hf.ipynb #f9d6b764
 @patch
 def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests, seqs) -> list[tuple[int, JudgeResponse]]:
-    "(index, response) for the greedy requests of `groups` [(shared prefix length, request indices)], decoded in batches."
+    "(index, response) for the greedy requests of `groups` [(shared prefix length, request indices); 0: one request, nothing shared], decoded in batches."
     rows = [(g, P, i) for g, (P, idx) in enumerate(groups) for i in sorted(idx, key=lambda i: self._limit(requests[i]))]
     out = []
     size = lambda r: len(seqs[r[2]]) + self._limit(requests[r[2]])
@@ -553,7 +563,7 @@ def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests,
         parts = {}
         for g, P, i in chunk: parts.setdefault((g, P), []).append(i)
         order = [i for idx in parts.values() for i in idx]
-        prefilled = [self._prefill_tree([seqs[i] for i in idx], P) for (_, P), idx in parts.items()]
+        prefilled = [self._prefill_tree([seqs[i] for i in idx], P) if P else self._prefill_one(seqs[idx[0]]) for (_, P), idx in parts.items()]
         new, scores = self._decode_rows([requests[i] for i in order], *self._merge_rows(prefilled))
         dt = (time.perf_counter() - t0)/len(order)
         out += [(i, self._reply(requests[i], new[j], scores[j], len(seqs[i]), dt)) for j, i in enumerate(order)]
