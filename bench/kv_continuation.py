@@ -20,7 +20,7 @@ os.environ.setdefault('TRANSFORMERS_OFFLINE', '1')
 os.environ.setdefault('CHECKEVAL_PROGRESS', '0')
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from prefix_reuse import build_model, make_workload   # the same model and workload as the shared-prefix bench
+from prefix_reuse import build_model, make_workload, model_options, set_threads   # the same model and workload as the shared-prefix bench
 
 
 def grade(judge, items, checklists):
@@ -39,12 +39,8 @@ def main(argv=None):
     ap.add_argument("--responses", type=int, default=12)
     ap.add_argument('--items', type=int, default=8)
     ap.add_argument('--words', type=int, default=600)
-    ap.add_argument('--vocab', type=int, default=32000)
-    ap.add_argument('--repeats', type=int, default=2, help='timed runs per mode (alternating); the best is reported')
-    ap.add_argument('--threads', type=int, default=None)
-    args = ap.parse_args(argv)
-    import torch
-    if args.threads: torch.set_num_threads(args.threads)
+    args = model_options(ap).parse_args(argv)
+    torch = set_threads(args)
     from checkeval.judges import HFJudge
     with tempfile.TemporaryDirectory(prefix='kv-bench-') as tmp:
         path = build_model(Path(tmp)/'model', args.vocab)

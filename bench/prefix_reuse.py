@@ -94,20 +94,31 @@ def grade(judge, reqs):
     return out, dt
 
 
+def model_options(ap):
+    "The options of every bench on this random model: --vocab, --repeats, --threads (with `set_threads`)."
+    ap.add_argument('--vocab', type=int, default=32000)
+    ap.add_argument('--repeats', type=int, default=2, help='timed runs per mode (alternating); the best is reported')
+    ap.add_argument('--threads', type=int, default=None)
+    return ap
+
+
+def set_threads(args):
+    "torch, with `--threads` set when given."
+    import torch
+    if args.threads: torch.set_num_threads(args.threads)
+    return torch
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--responses', type=int, default=50)
     ap.add_argument('--items', type=int, default=10)
     ap.add_argument('--words', type=int, default=600)
-    ap.add_argument('--vocab', type=int, default=32000)
-    ap.add_argument('--repeats', type=int, default=2, help='timed runs per mode (alternating); the best is reported')
-    ap.add_argument('--device', default='cpu')
-    ap.add_argument('--threads', type=int, default=None)
+    model_options(ap).add_argument('--device', default='cpu')
     ap.add_argument('--min-prefix-tokens', type=int, default=None, help="HFJudge's min_prefix_tokens (default: the engine's)")
     ap.add_argument('--prefix-fraction', type=float, default=None, help="HFJudge's prefix_fraction (default: the engine's)")
     args = ap.parse_args(argv)
-    import torch
-    if args.threads: torch.set_num_threads(args.threads)
+    torch = set_threads(args)
     from checkeval.judges import HFJudge
     with tempfile.TemporaryDirectory(prefix='prefix-bench-') as tmp:
         path = build_model(Path(tmp)/'model', args.vocab)

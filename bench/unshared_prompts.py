@@ -19,7 +19,7 @@ os.environ.setdefault('TRANSFORMERS_OFFLINE', '1')
 os.environ.setdefault('CHECKEVAL_PROGRESS', '0')
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from prefix_reuse import build_model   # the same random model as the shared-prefix bench
+from prefix_reuse import build_model, model_options, set_threads   # the same random model as the shared-prefix bench
 
 
 def make_requests(n:int, lo:int, hi:int, vocab:int, new:int, seed:int=0):
@@ -47,12 +47,8 @@ def main(argv=None):
     ap.add_argument('--min-words', type=int, default=200)
     ap.add_argument('--max-words', type=int, default=1600)
     ap.add_argument('--new', type=int, default=48, help='new tokens per request')
-    ap.add_argument('--vocab', type=int, default=32000)
-    ap.add_argument('--repeats', type=int, default=2, help='timed runs per path (alternating); the best is reported')
-    ap.add_argument('--threads', type=int, default=None)
-    args = ap.parse_args(argv)
-    import torch
-    if args.threads: torch.set_num_threads(args.threads)
+    args = model_options(ap).parse_args(argv)
+    torch = set_threads(args)
     from checkeval.judges import HFJudge
     with tempfile.TemporaryDirectory(prefix='unshared-bench-') as tmp:
         path = build_model(Path(tmp)/'model', args.vocab)
