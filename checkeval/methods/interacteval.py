@@ -15,7 +15,7 @@ from ..prompts import render
 from ..data import load_benchmark, read_json, resolve
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, variant_name, yes_ratio_judgments
 from .keypoint import ReplyError, _schema_constraint, _verdict, parse_checklist_answers, answers_schema, placeholder_answers
-from .interacteval_build import (CONSTRUCTION_SCHEMAS, CONSTRUCTION_STAGES, SUB_QUESTIONS_MAX, build_checklist, build_checklists_lockstep,
+from .interacteval_build import (CONSTRUCTION_SCHEMAS, CONSTRUCTION_STAGES, SUB_QUESTIONS_MAX, build_checklists_lockstep,
                                                   construction_schema, fill_prompt, interacteval_prompt, parse_stage, placeholder_reply,
                                                   upstream_think_aloud, _norm, _strings)
 from ..parsing import extract_json
