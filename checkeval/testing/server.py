@@ -8,14 +8,14 @@ Docs: https://checkeval.github.io/checkeval/testing_server.html.md"""
 from __future__ import annotations
 import argparse, asyncio, contextlib, hashlib, json, math, random, socket, threading, time, uuid
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from fastcore.basics import patch
 from aiohttp import web
 from ..judges import Constraint, JudgeRequest, get_judge
 
 # %% auto #0
-__all__ = ['hash_reply', 'chat_completion', 'token_logprob', 'judge_logprobs', 'ChatServer', 'main']
+__all__ = ['hash_reply', 'chat_completion', 'token_logprob', 'judge_logprobs', 'ChatServer', 'judge_request', 'main']
 
 # %% ../../nbs/05a_testing_server.ipynb #39c73e50
 def _words_of(text): return [w for w in text.replace('\n', ' ').split(' ') if w]
@@ -72,6 +72,7 @@ _MODES = ('hash', 'script', 'judge', 'tiny')
 
 class ChatServer:
     "A local OpenAI-compatible chat server with hashed, scripted or model replies, faults and counters."
+    batch_wait_s = 0.01     # the model's thread waits this long for the requests sent with the first before computing them
     def __init__(self, port:int=0, host:str='127.0.0.1',
                  mode:str='hash',                # hash | script | judge | tiny (= judge 'tiny')
                  script=None,                    # JSONL of canned replies (mode 'script')
@@ -95,7 +96,7 @@ class ChatServer:
         self.script = [json.loads(l) for l in Path(script).read_text().splitlines() if l.strip()] if script else []
         self._script_i, self._judge_lock, self._pool = 0, threading.Lock(), None
         self._judge = None if judge is None or isinstance(judge, str) else judge
-        self.files, self.batches = {}, {}
+        self.files, self.batches, self._waiting = {}, {}, []   # _waiting: chat requests the model has not taken yet
         self.reset()
         self.sock = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -114,6 +115,7 @@ def reset(self:ChatServer):
         self.by_key, self.fault_counts = Counter(), Counter()
         self.received = self.answered = self.abandoned = self.in_flight = self.max_in_flight = self.connections = 0
         self.replayed, self.delivered, self.replayed_by_key = 0, {}, Counter()
+        self.judge_batches = Counter()          # {requests in one batch call of the model: how many such calls}
 
 # %% ../../nbs/05a_testing_server.ipynb #5fe21d71
 @patch
@@ -123,7 +125,7 @@ def stats(self:ChatServer) -> dict:
         return dict(received=self.received, answered=self.answered, replayed=self.replayed, abandoned=self.abandoned,
                     faults=dict(self.fault_counts), max_in_flight=self.max_in_flight, max_concurrency=self.max_concurrency,
                     connections=self.connections, unique_keys=len(self.by_key),
-                    by_key=dict(self.by_key), replayed_by_key=dict(self.replayed_by_key))
+                    by_key=dict(self.by_key), replayed_by_key=dict(self.replayed_by_key), judge_batches=dict(self.judge_batches))
 
 # %% ../../nbs/05a_testing_server.ipynb #49be0766
 @patch
@@ -162,22 +164,53 @@ def judge_model(self:ChatServer):
     return self._judge
 
 # %% ../../nbs/05a_testing_server.ipynb #e6cf34f2
-@patch
-def judge_reply(self:ChatServer, body:dict) -> dict:
-    "The completion object from the judge's model for a chat request body."
+def judge_request(body:dict) -> JudgeRequest:
+    "The judge request of a chat request body: `guided_choice` (or a `choices` list) and a `response_format` JSON schema become its constraint."
     choices, k = _choices_of(body), int(body.get('top_logprobs') or 0)
     stop = body.get('stop')
     rf = body.get('response_format') or {}     # a JSON schema goes to the judge as one (the hf backend holds the reply to it)
     schema = (rf.get('json_schema') or {}).get('schema') if rf.get('type') == 'json_schema' else None
-    req = JudgeRequest(messages=body['messages'], max_tokens=body.get('max_tokens') or body.get('max_completion_tokens') or 16,
-                       temperature=body.get('temperature') or 0., top_p=body.get('top_p'), seed=body.get('seed'),
-                       stop=[stop] if isinstance(stop, str) else stop, logprobs=bool(body.get('logprobs')), top_logprobs=k or None,
-                       constraint=Constraint(choices=list(choices)) if choices else (Constraint(json_schema=schema) if schema else None))
+    return JudgeRequest(messages=body['messages'], max_tokens=body.get('max_tokens') or body.get('max_completion_tokens') or 16,
+                        temperature=body.get('temperature') or 0., top_p=body.get('top_p'), seed=body.get('seed'),
+                        stop=[stop] if isinstance(stop, str) else stop, logprobs=bool(body.get('logprobs')), top_logprobs=k or None,
+                        constraint=Constraint(choices=list(choices)) if choices else (Constraint(json_schema=schema) if schema else None))
+
+# %% ../../nbs/05a_testing_server.ipynb #77a33d6c
+@patch
+def judge_replies(self:ChatServer, bodies:list[dict]) -> list:
+    "The completion object (or the exception) for each of `bodies`, from one batch call of the judge's model."
+    out, asks = [None]*len(bodies), []
+    for i, b in enumerate(bodies):
+        try: asks.append((i, judge_request(b)))
+        except Exception as e: out[i] = e
     j = self.judge_model()
-    r = j._call_batch([req])[0]
-    if r.error: raise RuntimeError(r.error)
-    lps = judge_logprobs(j, r.text, r.top_logprobs, choices, req.temperature <= 0) if req.logprobs and r.top_logprobs else None
-    return chat_completion(r.text, body.get('model', self.model), r.prompt_tokens or 0, r.completion_tokens or 0, r.finish_reason or 'stop', lps)
+    resps = j._call_batch([r for _, r in asks]) if asks else []
+    with self.lock: self.judge_batches[len(asks)] += 1
+    for (i, req), r in zip(asks, resps):
+        if r.error: out[i] = RuntimeError(r.error); continue
+        lps = judge_logprobs(j, r.text, r.top_logprobs, _choices_of(bodies[i]), req.temperature <= 0) if req.logprobs and r.top_logprobs else None
+        out[i] = chat_completion(r.text, bodies[i].get('model', self.model), r.prompt_tokens or 0, r.completion_tokens or 0,
+                                 r.finish_reason or 'stop', lps)
+    return out
+
+# %% ../../nbs/05a_testing_server.ipynb #d31e5394
+@patch
+def judge_reply(self:ChatServer, body:dict) -> dict:
+    "The completion object from the judge's model for one chat request body."
+    r = self.judge_replies([body])[0]
+    if isinstance(r, Exception): raise r
+    return r
+
+# %% ../../nbs/05a_testing_server.ipynb #c19d407f
+@patch
+def _drain(self:ChatServer):
+    "In the model's thread: answer every chat request waiting for the model (`_waiting`) with one batch call."
+    time.sleep(self.batch_wait_s)
+    with self.lock: waiting, self._waiting = self._waiting, []
+    if not waiting: return                             # an earlier call took them
+    try: outs = self.judge_replies([b for b, _ in waiting]) if self.responder is None else [self.reply(b) for b, _ in waiting]
+    except Exception as e: outs = [e]*len(waiting)
+    for (_, f), o in zip(waiting, outs): f.set_exception(o) if isinstance(o, BaseException) else f.set_result(o)
 
 # %% ../../nbs/05a_testing_server.ipynb #256f4c4b
 def _error(code:int, message:str, kind:str) -> web.Response:
@@ -270,7 +303,11 @@ async def _chat(self:ChatServer, request):
     try: body = json.loads(chat.body)
     except json.JSONDecodeError: return _error(400, 'request body is not JSON', 'invalid_request_error')
     try:
-        if self.mode == 'judge': out = await asyncio.get_running_loop().run_in_executor(self._pool, self.reply, body)
+        if self.mode == 'judge':      # queued for the model's thread, which takes every request waiting in one batch
+            fut = Future()
+            with self.lock: self._waiting.append((body, fut))
+            self._pool.submit(self._drain)
+            out = await asyncio.wrap_future(fut)
         else: out = self.reply(body)
     except LookupError as e: return _error(400, str(e), 'invalid_request_error')
     except Exception as e: return _error(500, f'{type(e).__name__}: {e}', 'server_error')
