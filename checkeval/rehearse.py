@@ -19,7 +19,7 @@ import yaml
 from .settings import (checkout_root, configs_dir, grid_path, rehearsal_dir, jobs as settings_jobs, ENV_RUNS, ENV_JUDGES,
                                 ENV_CACHE, ENV_FIGURES, ENV_LABEL, ENV_PROGRESS)
 from .grid import GridPoint, GridError, expand_block, read_grid_file
-from .testing.rehearsal import form_scores, unit_texts
+from .testing.rehearsal import form_scores, planted_latent, unit_texts, yes_probability
 from .analyses import judge_groups
 from .data import benchmark_info
 from .gridrun import run_point
@@ -32,9 +32,9 @@ from .testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 # %% auto #0
 __all__ = ['REHEARSAL_LABEL', 'CHECKED_LEVELS', 'PLANTED_DRAWS', 'REPORTED_TOL', 'rehearsal_config_path', 'load_rehearsal',
            'rehearsal_points', 'rehearsal_judges', 'RehearsalServer', 'planted_spec', 'run_rehearsal_point',
-           'point_pool', 'run_rehearsal_points', 'planted_interval', 'run_form', 'item_units', 'planted_checks',
-           'alpha_resamples', 'planted_agreement_checks', 'reported_agreement', 'index_items', 'needs_judges',
-           'item_status', 'run_correlations', 'reported_correlations', 'rehearse']
+           'point_pool', 'run_rehearsal_points', 'planted_interval', 'run_form', 'item_units', 'asked_shares',
+           'planted_checks', 'alpha_resamples', 'planted_agreement_checks', 'reported_agreement', 'index_items',
+           'needs_judges', 'item_status', 'run_correlations', 'reported_correlations', 'rehearse']
 
 # %% ../nbs/33_rehearse.ipynb #e64a53e9
 REHEARSAL_LABEL = 'rehearsal, simulated judges'
@@ -285,6 +285,40 @@ def item_units(responder, benchmark:str, ids:Sequence[str], k) -> list|None:
     return [unit_texts(item(i).output, n) if item(i) is not None else None for i, n in zip(ids, k)]
 
 
+# %% ../nbs/33_rehearse.ipynb #17e8e671
+@functools.lru_cache(maxsize=8)
+def _asked(path:str, stamp) -> dict:
+    "{(item, dimension): {question id: question text}} of a run's answers file (None as the text where an answer names no question)."
+    out = {}
+    with open(path) as f:
+        for line in f:
+            a = json.loads(line)
+            q = (a.get('meta') or {}).get('question')
+            out.setdefault((str(a.get('item_id')), a.get('dimension')), {})[a.get('question_id') or q] = q
+    return out
+
+# %% ../nbs/33_rehearse.ipynb #784d5d4d
+def asked_shares(responder, sel:pd.DataFrame, benchmark:str, dimension:str, model:str, ids:Sequence[str], run_dimension:str|None=None) -> np.ndarray|None:
+    """Each item of `ids`: the share of yes the simulated judge `model` gives to the questions the run asked about it on
+    `run_dimension` (default `dimension`), decided from the planted signal as the server decides them; None unless every
+    answer of the runs of `sel` (their `run` folders) names its question and every item was asked as many as its judgment counts."""
+    if not {'run', 'n_questions'} <= set(sel.columns): return None
+    asked, rd = {}, run_dimension or dimension
+    for run in sel.run.dropna().unique():
+        p = Path(run)/'answers.jsonl'
+        if not p.exists(): return None
+        for (i, d), qs in _asked(str(p), file_stamp(p)).items():
+            if d in (rd, 'none'): asked.setdefault(i, {}).update(qs)
+    nq = dict(zip(sel.item_id.astype(str), sel.n_questions))
+    if any(len(asked.get(str(i), {})) != nq.get(str(i)) or None in asked[str(i)].values() for i in ids): return None
+    j, out = responder.judge(model), []
+    for i in map(str, ids):
+        c = responder.index.canonical.get((benchmark, i), responder.index.by_id[(benchmark, i)])
+        z = planted_latent(j, benchmark, c.item_id, dimension, responder.index.human(c, dimension))
+        key = f'{benchmark}/{c.item_id}/{dimension}'
+        out.append(np.mean([yes_probability(z, q, j, key) > 0.5 for q in asked[i].values()]))
+    return np.asarray(out, dtype=float)
+
 # %% ../nbs/33_rehearse.ipynb #62594aab
 def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=1000) -> pd.DataFrame:
     "One row per reported correlation of a simulated judge: reported value, planted value and interval, `passed`."
@@ -300,17 +334,18 @@ def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n
         h, z = responder.planted_scores(b, ids, dim, judge_models[j])
         by_id = lambda i: responder.index.by_id.get((b, i))
         systems = [by_id(i).system_id for i in ids if by_id(i) is not None and responder.index.human(by_id(i), dim) is not None]
-        form, scale, k = run_form(sel, b, dim)
+        form, scale, k = run_form(sel, b, dim); exact = None
         kept = [i for i in ids if by_id(i) is not None and responder.index.human(by_id(i), dim) is not None]
         k = [k[i] for i in kept] if isinstance(k, dict) else k
         units = item_units(responder, b, kept, k)
         share = float(sel.drop_duplicates('item_id').score.mean()) if form == 'checklist' else None   # the questions' difficulty: the run's
-        zf = np.array([form_scores(z, form, scale, k, share, draw=n, units=units) for n in range(PLANTED_DRAWS)]) if form == 'checklist' else form_scores(z, form, scale, k)
+        exact = asked_shares(responder, sel, b, dim, judge_models[j], kept, run_dimension=d) if form == 'checklist' and len(kept) == len(h) else None
+        zf = exact if exact is not None else np.array([form_scores(z, form, scale, k, share, draw=n, units=units) for n in range(PLANTED_DRAWS)]) if form == 'checklist' else form_scores(z, form, scale, k)
         for r in g.itertuples():
             if len(h) < 3: continue
             v, lo, hi = planted_interval(r.statistic, h, zf, systems, r.level, n_boot=n_boot)
             rows.append(dict(benchmark=b, method=m, variant=var, judge=j, dimension=d, level=r.level, statistic=r.statistic,
-                             form=form if form != 'checklist' else f'checklist of {k}' if np.ndim(k) == 0 else f'checklist of {min(k)}-{max(k)}', reported=r.value, planted=round(v, 4), low=round(lo, 4), high=round(hi, 4), n_reported=r.n, n_planted=len(h),
+                             form=form if form != 'checklist' else (f'checklist of {k}' if np.ndim(k) == 0 else f'checklist of {min(k)}-{max(k)}') + (', questions asked' if exact is not None else ''), reported=r.value, planted=round(v, 4), low=round(lo, 4), high=round(hi, 4), n_reported=r.n, n_planted=len(h),
                              passed=bool(np.isfinite(r.value) and lo - REPORTED_TOL <= r.value <= hi + REPORTED_TOL)))
     return pd.DataFrame(rows)
 
