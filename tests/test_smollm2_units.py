@@ -3,7 +3,7 @@ requests are built from the text's units (SEAL) or from a checklist the judge wr
 import warnings
 import pytest
 from checkeval.runs import evaluate
-from conftest import check_weak_form
+from conftest import check_weak_form, short_items
 
 
 def test_seal(smollm2, tmp_path):
@@ -12,7 +12,7 @@ def test_seal(smollm2, tmp_path):
     with their reason (never a 0). Parsed verdicts are 0/1."""
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        info, res = evaluate('seal', 'summeval', smollm2, limit=1, dimensions=['coherence'], seed=0, root=tmp_path / 'runs',
+        info, res = evaluate('seal', 'summeval', smollm2, items=short_items(1), dimensions=['coherence'], seed=0, root=tmp_path / 'runs',
                              options={'max_tokens': 60})
     assert res.answers and res.artifacts['units'][0]['n_segments'] > 1
     for a in res.answers:
@@ -25,7 +25,7 @@ def test_keypoint(smollm2, tmp_path):
     schemas of both stages (14_keypoint's notes say what the model wrote before, free)."""
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        info, res = evaluate('keypoint', 'summeval', smollm2, limit=1, dimensions=['coherence'], seed=0, root=tmp_path / 'runs',
+        info, res = evaluate('keypoint', 'summeval', smollm2, items=short_items(1), dimensions=['coherence'], seed=0, root=tmp_path / 'runs',
                              options={'max_tokens': 250})
     cl = res.artifacts['checklists'][0]
     assert cl['status'] == 'ok' and cl['questions'] and all(q.endswith('?') for q in cl['questions'])
