@@ -314,7 +314,8 @@ def asked_shares(responder, sel:pd.DataFrame, benchmark:str, dimension:str, mode
     j, out = responder.judge(model), []
     for i in map(str, ids):
         c = responder.index.canonical.get((benchmark, i), responder.index.by_id[(benchmark, i)])
-        z = planted_latent(j, benchmark, c.item_id, dimension, responder.index.human(c, dimension))
+        if (h := responder.index.human(c, dimension)) is None: return None
+        z = planted_latent(j, benchmark, c.item_id, dimension, h)
         key = f'{benchmark}/{c.item_id}/{dimension}'
         out.append(np.mean([yes_probability(z, q, j, key) > 0.5 for q in asked[i].values()]))
     return np.asarray(out, dtype=float)
@@ -392,7 +393,9 @@ def planted_agreement_checks(agree:pd.DataFrame, runs_root, responder, judge_mod
         ids = sorted(set.intersection(*(set(by_judge[j].item_id) for j in members)))
         form, scale, k = run_form(by_judge[members[0]], r.benchmark, r.dimension)
         k = [k.get(i, 1) for i in ids] if isinstance(k, dict) else k
-        M = np.array([form_scores(responder.planted_scores(r.benchmark, ids, r.dimension, judge_models[j])[1], form, scale, k) for j in members])
+        asked = [asked_shares(responder, by_judge[j], r.benchmark, r.dimension, judge_models[j], ids) for j in members] if form == 'checklist' else [None]
+        M = np.array(asked) if all(x is not None for x in asked) else np.array(   # each judge's answers to the questions asked, else drawn
+            [form_scores(responder.planted_scores(r.benchmark, ids, r.dimension, judge_models[j])[1], form, scale, k) for j in members])
         if M.shape[1] < 3: continue
         a = lambda m: krippendorff.alpha(reliability_data=m, level_of_measurement='interval') if np.ptp(m) > 0 else np.nan
         idx = rng.integers(0, M.shape[1], (n_boot, M.shape[1]))
@@ -400,7 +403,8 @@ def planted_agreement_checks(agree:pd.DataFrame, runs_root, responder, judge_mod
         boots = boots[np.isfinite(boots)]
         pa = float(a(M))
         lo, hi = (min(np.quantile(boots, 0.025), pa), max(np.quantile(boots, 0.975), pa)) if len(boots) else (np.nan, np.nan)
-        rows.append(dict(benchmark=r.benchmark, method=r.method, judge_group=r.judge_group, dimension=r.dimension, form=form,
+        rows.append(dict(benchmark=r.benchmark, method=r.method, judge_group=r.judge_group, dimension=r.dimension,
+                         form=form + (', questions asked' if all(x is not None for x in asked) else ''),
                          reported=r.value, planted=round(pa, 4), low=round(float(lo), 4), high=round(float(hi), 4),
                          n_judges=len(members), n_items=M.shape[1], passed=bool(np.isfinite(r.value) and lo - REPORTED_TOL <= r.value <= hi + REPORTED_TOL)))
     return pd.DataFrame(rows)
