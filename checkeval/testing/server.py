@@ -207,6 +207,7 @@ def _drain(self:ChatServer):
     "In the model's thread: answer every chat request waiting for the model (`_waiting`) with one batch call."
     time.sleep(self.batch_wait_s)
     with self.lock: waiting, self._waiting = self._waiting, []
+    waiting = [(b, f) for b, f in waiting if f.set_running_or_notify_cancel()]   # a request given up on: not computed
     if not waiting: return                             # an earlier call took them
     try: outs = self.judge_replies([b for b, _ in waiting]) if self.responder is None else [self.reply(b) for b, _ in waiting]
     except Exception as e: outs = [e]*len(waiting)
