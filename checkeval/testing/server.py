@@ -205,6 +205,8 @@ def judge_reply(self:ChatServer, body:dict) -> dict:
 @patch
 def _drain(self:ChatServer):
     "In the model's thread: answer every chat request waiting for the model (`_waiting`) with one batch call."
+    with self.lock: idle = not self._waiting
+    if idle: return                                    # an earlier call took them: no wait
     time.sleep(self.batch_wait_s)
     with self.lock: waiting, self._waiting = self._waiting, []
     waiting = [(b, f) for b, f in waiting if f.set_running_or_notify_cancel()]   # a request given up on: not computed
