@@ -19,7 +19,7 @@ import yaml
 from .settings import (checkout_root, configs_dir, grid_path, rehearsal_dir, jobs as settings_jobs, ENV_RUNS, ENV_JUDGES,
                                 ENV_CACHE, ENV_FIGURES, ENV_LABEL, ENV_PROGRESS)
 from .grid import GridPoint, GridError, expand_block, read_grid_file
-from .testing.rehearsal import form_scores, planted_latent, unit_texts, yes_probability
+from .testing.rehearsal import form_scores, planted_latent, unit_texts, verdict_question, yes_probability
 from .analyses import judge_groups
 from .data import benchmark_info
 from .gridrun import run_point
@@ -288,13 +288,20 @@ def item_units(responder, benchmark:str, ids:Sequence[str], k) -> list|None:
 # %% ../nbs/33_rehearse.ipynb #17e8e671
 @functools.lru_cache(maxsize=8)
 def _asked(path:str, stamp) -> dict:
-    "{(item, dimension): {question id: question text}} of a run's answers file (None as the text where an answer names no question)."
-    out = {}
+    """{(item, dimension): {question id: the question decided}} of a run's answers file (None as the text where an answer names
+    no question; a decomposition stage's answers, or answers naming neither a question nor its id, are no decisions); a verdict about one unit of several (SEAL: `unit_text` in its meta) named as the rehearsal judges name it."""
+    out, per_unit = {}, {}
     with open(path) as f:
         for line in f:
-            a = json.loads(line)
-            q = (a.get('meta') or {}).get('question')
-            out.setdefault((str(a.get('item_id')), a.get('dimension')), {})[a.get('question_id') or q] = q
+            a = json.loads(line); m = a.get('meta') or {}
+            q, key = m.get('question'), (str(a.get('item_id')), a.get('dimension'))
+            if m.get('stage') == 'decompose' or (q is None and a.get('question_id') is None): continue   # no decision (SEAL's split)
+            out.setdefault(key, {})[a.get('question_id') or q] = q
+            if q is not None and m.get('unit_text') is not None:
+                per_unit.setdefault(key, {})[a.get('question_id') or q] = (q.strip(), str(m['unit_text']).strip(), m.get('n_units', 1))
+    for key, us in per_unit.items():
+        k = len({q for q, _, _ in us.values()})
+        out[key].update({i: verdict_question(q, u, n, k) for i, (q, u, n) in us.items()})
     return out
 
 # %% ../nbs/33_rehearse.ipynb #784d5d4d

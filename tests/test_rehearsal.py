@@ -153,3 +153,28 @@ def test_one_checklist_for_every_item_is_planted_with_shared_questions():
     z = np.linspace(-2, 2, 200)
     shared = form_scores(z, 'checklist', k=3)
     assert set(np.round(shared, 6)) <= {0.0, 0.333333, 0.666667, 1.0}    # a share of three answers
+
+def test_seal_verdicts_are_planted_from_the_questions_asked(tmp_path):
+    "SEAL's answers name each verdict's question and unit: the planted share of every item is the one the server's replies give."
+    import pandas as pd
+    from checkeval.core import Dimension, Item, write_jsonl
+    from checkeval.judges.engine import FunctionJudge
+    from checkeval.methods.seal import run_seal
+    from checkeval.rehearse import asked_shares
+    from checkeval.testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
+    s = [f'The {w} story goes on with the {w} and what happened to the people there.' for w in
+         ('harbour', 'station', 'bakery', 'library', 'garden', 'market', 'museum')]
+    outs = [' '.join(s[i:i + 1 + i % 4]) for i in range(6)]        # one to four sentences: one unit (holistic) up to several
+    items = [Item(benchmark='summeval', item_id=f'd1/M{i}', group_id='d1', system_id=f'M{i}', source='a news story', output=o,
+                  scores={'fluency': float(1 + (3*i) % 5)}) for i, o in enumerate(outs)]
+    r = PlantedResponder(ItemIndex({'summeval': items}), planted_judges({'gpt-4o': {'group': 'api', 'noise': 0.4}}))
+    def fn(req):
+        rf = {'type': 'json_schema', 'json_schema': {'schema': req.constraint.json_schema}} if req.constraint and req.constraint.json_schema else None
+        return r.answer({'model': 'gpt-4o', 'messages': req.messages, 'response_format': rf})[0]
+    res = run_seal(items, FunctionJudge(fn, name='gpt-4o'), [Dimension(name='fluency', definition='how well the sentences read')])
+    write_jsonl(tmp_path/'answers.jsonl', res.answers)
+    sel = pd.DataFrame({'item_id': [j.item_id for j in res.judgments], 'score': [j.score for j in res.judgments],
+                        'n_questions': [j.n_questions for j in res.judgments], 'run': str(tmp_path)})
+    assert sel.score.notna().all() and sel.score.nunique() > 1
+    planted = asked_shares(r, sel, 'summeval', 'fluency', 'gpt-4o', list(sel.item_id))
+    assert planted is not None and planted.tolist() == sel.score.tolist()

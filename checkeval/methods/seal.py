@@ -16,7 +16,7 @@ from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..prompts import render
 from ..settings import package_dir
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
-from .seal_requests import Planned, plan_split, plan_facts, plan_verify, plan_rate, plan_one
+from .seal_requests import Planned, plan_split, plan_facts, plan_verify, plan_rate, plan_one, _sub_lines
 
 # %% auto #0
 __all__ = ['INPUT_NAMES', 'DEFAULT_LABELS', 'STOP_CAP', 'NO_STOP_GROUPS', 'SWEEP_RANGES', 'SubDimension', 'SealDimension',
@@ -407,6 +407,7 @@ def _verify_answers(run:SealRun, it, d, c, p, units, resp, base, info):
             m = {'stage': 'verify', 'unit': i+1, **base, 'weight': None if w['used'] is None else w['used'][j],
                  'weight_raw': raw_w[j] if isinstance(raw_w, list) and len(raw_w) == k else None, 'weight_status': w['status'], **notes}
             if cited is not None: m['cited'] = cited[i]
+            if p.template != 'verify_support': m.update(question=_sub_lines(c)[j], unit_text=units[i])   # what the verdict decides, as the prompt lists it
             run.answers.append(_answer(resp, None if v is None else float(v), status if v is None else 'ok', it, d.name, run.variant, run.jname,
                                        sub=s.id, qid=f'u{i+1}.{s.id}', meta=m))
 

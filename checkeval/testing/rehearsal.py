@@ -20,8 +20,8 @@ from ..data import load_benchmark
 # %% auto #0
 __all__ = ['GROUP_NOISE', 'seeded_normal', 'PlantedJudge', 'text_words', 'human_latent', 'ItemIndex', 'planted_latent',
            'question_threshold', 'yes_probability', 'rating_distribution', 'prompt_questions', 'prompt_units',
-           'ReplyContext', 'instance_from_schema', 'schema_from_example', 'prompt_json_example', 'PlantedResponder',
-           'form_draw', 'unit_texts', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
+           'ReplyContext', 'instance_from_schema', 'verdict_question', 'schema_from_example', 'prompt_json_example',
+           'PlantedResponder', 'form_draw', 'unit_texts', 'form_scores', 'planted_judges', 'rehearsal_server', 'main']
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #67dacb10
 _ND = NormalDist()
@@ -316,6 +316,13 @@ def instance_from_schema(schema:dict, ctx:ReplyContext, name:str='', i:int|None=
     if (parts := _parts_for(name, ctx)) and i is not None: return parts[i % len(parts)]
     if ctx.questions and i is not None and 'question' in name.lower(): return ctx.questions[i % len(ctx.questions)]
     return _generic_text(name, i)
+
+# %% ../../nbs/05b_testing_rehearsal.ipynb #a35bfa0f
+def verdict_question(question:str, unit:str|None, n_units:int, n_questions:int) -> str:
+    """The text a rehearsal judge decides for one verdict of a list held to a schema of `n_units` units (SEAL's `U1: ...`)
+    × `n_questions` questions (what `_question_for` names it): of several units, the question about that unit."""
+    if n_units > 1: return f'{question} | {unit}'
+    return f'{question} #0' if n_questions == 1 else question
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #5065c0c7
 def schema_from_example(example) -> dict:
