@@ -67,6 +67,7 @@ def worker(a):
                 if (d/f'{name}.yaml').exists(): return prompts.PromptTemplate.from_file(d/f'{name}.yaml')
             raise prompts.DataError(f'no template {name!r}')
         prompts.load_template = uncached
+        if hasattr(prompts, '_compiled'): prompts._compiled = uncached     # `render` reads the compiled template without a copy
     inside, generate = [0.], Judge.generate
     def timed(self, *args, **kw):
         t = time.process_time()

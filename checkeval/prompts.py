@@ -68,10 +68,14 @@ def _parsed_template(path:str, mtime_ns:int, size:int) -> PromptTemplate:
     "A template file read and compiled once per version of the file (its path, modification time and size)."
     return PromptTemplate.from_file(path)
 
+def _compiled(name:str) -> PromptTemplate:
+    "The shared compiled template `name` (not to be changed: `load_template` hands out copies)."
+    p = find_template(name); st = p.stat()
+    return _parsed_template(str(p), st.st_mtime_ns, st.st_size)
+
 def load_template(name:str) -> PromptTemplate:
     "Load template `name`, e.g. `load_template('checkeval/evaluate')` (compiled once per version of its file: a method renders it per item)."
-    p = find_template(name); st = p.stat()
-    t = copy.copy(_parsed_template(str(p), st.st_mtime_ns, st.st_size))
+    t = copy.copy(_compiled(name))
     t.meta = copy.deepcopy(t.meta)
     return t
 
@@ -85,8 +89,8 @@ def list_templates() -> list[str]:
 
 # %% ../nbs/02_prompts.ipynb #956a5891
 def render(name:str, **variables) -> list[dict]:
-    "Render template `name` into chat messages."
-    return load_template(name).render(**variables)
+    "Render template `name` into chat messages (the compiled template itself, not a copy: rendering changes nothing in it)."
+    return _compiled(name).render(**variables)
 
 # %% ../nbs/02_prompts.ipynb #5760f1ef
 def fence(text:str|None, tag:str='text') -> str:
