@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/testing_rehearsal.html.md"""
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #48daa0c4
 from __future__ import annotations
-import argparse, functools, hashlib, heapq, json, math, re
+import argparse, functools, hashlib, heapq, itertools, json, math, re
 from collections import Counter
 import dataclasses
 from dataclasses import dataclass
@@ -54,8 +54,10 @@ def text_words(text:str) -> list[str]:
     "Lower-case alphanumeric words (escaping, fences and spacing of a prompt do not change them)."
     return _WORD.findall(str(text).lower())
 
-def _grams(ws:Sequence[str], n:int, step:int=1):
-    for i in range(0, max(0, len(ws) - n + 1), step): yield ' '.join(ws[i:i+n])
+def _grams(ws:Sequence[str], n:int, step:int=1) -> list[tuple]:
+    "The word `n`-grams of `ws` (every `step`-th) as tuples: hashed as they are, never joined into strings."
+    g = zip(*(ws[i:] for i in range(n)))
+    return list(g) if step == 1 else list(itertools.islice(g, 0, None, step))
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #d7df28c8
 def _standardise(v) -> np.ndarray:
@@ -102,6 +104,16 @@ class ItemIndex:
         "The index of whole benchmarks (loaded with `checkeval.data.load_benchmark`)."
         return cls({b: load_benchmark(b) for b in benchmarks}, **kw)
 
+# %% ../../nbs/05b_testing_rehearsal.ipynb #7f22078c
+from fastcore.basics import patch
+
+@patch
+def _words_of(self:ItemIndex, r, part:str) -> str:
+    "The words of field `part` (output, source, context) of item `r` = (benchmark, position), between spaces: remembered."
+    k = (r, part)
+    if k not in self._words: self._words[k] = ' ' + ' '.join(text_words(getattr(self.items[r], part))) + ' '
+    return self._words[k]
+
 # %% ../../nbs/05b_testing_rehearsal.ipynb #3213f721
 def _shown_in_pieces(index:ItemIndex, r, seen:set) -> int:
     "How well a prompt whose n-grams are `seen` shows item `r`'s output in pieces (SEAL's sentence pairs, units): its n-grams found minus those missing."
@@ -120,31 +132,31 @@ def _dialogue_shown(index:ItemIndex, r, source:str, prompt_grams:set) -> bool:
 
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #42405ad1
-from fastcore.basics import patch
 _UNIT_LABEL = re.compile(r'(?m)^[ \t]*U\d+:[ \t]*')
 
 @patch
 def lookup(self:ItemIndex, text:str):
     "The item whose whole evaluated text the prompt shows outside the item's own source (else the one it shows best, in pieces), or None."
     ws = text_words(_UNIT_LABEL.sub(' ', text))                 # a text listed as units (`U1: ...` lines): the labels are not its words
-    hits, grams = Counter(), list(_grams(ws, self.n))
-    for g in grams:
-        for ref in self._out.get(g, ()): hits[ref] += 1
-    short = sorted({r for i, w in enumerate(ws) for key, refs in self._short.get(w, {}).items()        # outputs under n words, by first word
-                    if ' '.join(ws[i:i + key.count(' ') + 1]) == key for r in refs})
-    if not hits and not short: return None
+    hits, grams = Counter(), _grams(ws, self.n)
+    for refs in map(self._out.get, grams):
+        if refs: hits.update(refs)
     flat = ' ' + ' '.join(ws) + ' '
+    short = sorted({r for w in self._short.keys() & set(ws) for key, refs in self._short[w].items()   # outputs under n words, by first word
+                    if f' {key} ' in flat for r in refs})
+    if not hits and not short: return None
     cands = heapq.nsmallest(40, hits, key=lambda r: (-hits[r], r))   # ties by position in the benchmark, never by a set's order
-    def norm(r, part):
-        k = (r, part)
-        if k not in self._words: self._words[k] = ' ' + ' '.join(text_words(getattr(self.items[r], part))) + ' '
-        return self._words[k]
+    norm = self._words_of
     src = lambda r: norm(r, 'source') if self.items[r].source else norm(r, 'context')
-    def shown(r): return norm(r, 'output') in (flat.replace(src(r), ' | ') if src(r).strip() else flat)
+    outside = {}                                                # the prompt with a source cut out, per source
+    def cut(s):
+        if s not in outside: outside[s] = flat.replace(s, ' | ') if s.strip() else flat
+        return outside[s]
+    def shown(r): return norm(r, 'output') in cut(src(r))
     seen = {}                                                   # the prompt's n-grams outside a source, per source
     def pieces(r):
         s = src(r)
-        if s not in seen: seen[s] = set(_grams((flat.replace(s, ' | ') if s.strip() else flat).split(), self.n))
+        if s not in seen: seen[s] = set(_grams(cut(s).split(), self.n))
         return _shown_in_pieces(self, r, seen[s])
     pg = set(grams) if short else set()                         # a short reply counts only after its own dialogue
     full = [r for r in cands if shown(r)] + [r for r in short if shown(r) and _dialogue_shown(self, r, src(r), pg)]
