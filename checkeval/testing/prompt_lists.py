@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools, re
 
 # %% auto #0
-__all__ = ['prompt_lists', 'bind_prompt_lists', 'prompt_scale', 'tail_facts']
+__all__ = ['prompt_lists', 'bind_prompt_lists', 'prompt_scale', 'tail_facts', 'unpaired']
 
 # %% ../../nbs/05c_testing_prompt_lists.ipynb #c0a70a7b
 _ENTRY = re.compile(r'^\s*(?:[-*]|\d+[.)])\s+(\S.*)$')
@@ -92,3 +92,14 @@ def tail_facts(tail:str) -> dict:
                 q1=re.search(r'\bQ1\b', tail) is not None, yes_no=_YESNO_ONE.search(tail) is not None, says_yes='yes' in low,
                 capital_yes=re.search(r'\bYes\b', tail) is not None, scale=prompt_scale(tail), rating_label=lab.group(1) if lab else None,
                 last_question=next((l for l in reversed(tail.splitlines()) if l.strip().endswith('?')), tail))
+
+# %% ../../nbs/05c_testing_prompt_lists.ipynb #a2ac4466
+_PAIR = re.compile(r'(?m)^[ \t]*U\d+:[ \t]*"(.*)" → "(.*)"[ \t]*$')
+
+def unpaired(text:str) -> str:
+    """`text` with a list of sentence pairs (SEAL's units `U1: "a" → "b"`, `U2: "b" → "c"`) written back as the text they
+    were cut from (`a b c`): a sentence is shown once, so the n-grams across sentences are the text's own."""
+    ps = list(_PAIR.finditer(text))
+    if not ps or any(x.group(2) != y.group(1) for x, y in zip(ps, ps[1:])): return text
+    whole = ' '.join([ps[0].group(1)] + [m.group(2) for m in ps])
+    return text[:ps[0].start()] + whole + text[ps[-1].end():]

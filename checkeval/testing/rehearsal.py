@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Sequence
 import numpy as np
-from .prompt_lists import bind_prompt_lists, prompt_lists, prompt_scale, tail_facts
+from .prompt_lists import bind_prompt_lists, prompt_lists, prompt_scale, tail_facts, unpaired
 from .server import ChatServer, chat_completion, token_logprob
 from ..data import load_benchmark
 
@@ -133,11 +133,10 @@ def _dialogue_shown(index:ItemIndex, r, source:str, prompt_grams:set) -> bool:
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #42405ad1
 _UNIT_LABEL = re.compile(r'(?m)^[ \t]*U\d+:[ \t]*')
-
 @patch
 def lookup(self:ItemIndex, text:str):
     "The item whose whole evaluated text the prompt shows outside the item's own source (else the one it shows best, in pieces), or None."
-    ws = text_words(_UNIT_LABEL.sub(' ', text))                 # a text listed as units (`U1: ...` lines): the labels are not its words
+    ws = text_words(_UNIT_LABEL.sub(' ', unpaired(text)))       # a text listed as units (`U1: ...` lines): the labels are not its words
     hits, grams = Counter(), _grams(ws, self.n)
     for refs in map(self._out.get, grams):
         if refs: hits.update(refs)
@@ -163,7 +162,8 @@ def lookup(self:ItemIndex, text:str):
     full += [r for r in cands if r not in full and any(norm(f, 'output') in norm(r, 'output') for f in full)
              and pieces(r) == len(self._words[(r, 'grams')]) > 0]      # a longer output around it, every n-gram shown (in pieces)
     full = [r for r in full if not any(o != r and norm(r, 'output') in src(o) for o in full)] or full   # a turn of the dialogue shown, not its reply
-    if full: best = max(full, key=lambda r: (src(r) in flat, len(self.items[r].output), hits[r], -r[1]))
+    named = lambda r: len({f[0] for f in full}) > 1 and self.dimension_of(r[0], text) is not None   # a text of two benchmarks: the one whose dimension the prompt names
+    if full: best = max(full, key=lambda r: (named(r), src(r) in flat, len(self.items[r].output), hits[r], -r[1]))
     else:
         if not cands: return None
         best = max(cands, key=lambda r: (pieces(r), -r[1]))
