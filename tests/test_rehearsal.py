@@ -103,24 +103,25 @@ def test_a_share_of_each_items_own_answers_is_planted_per_item():
     assert run_form(sel, 'summeval', 'coherence') == ('checklist', None, {'a': 1, 'b': 2, 'c': 3, 'd': 2})
     assert form_scores([-3., 0.1, 0.1, 3.], 'checklist', k=[1, 2, 3, 2]).tolist()[::3] == [0., 1.]
 
-SEAL_PAIRS_SCRIPT = r'''
-import json
+SEAL_RUN = r'''
 from checkeval.core import Dimension, Item
 from checkeval.judges.engine import FunctionJudge
 from checkeval.methods.seal import run_seal
 from checkeval.testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 s = [f'The {w} story goes on with the {w} and what happened to the people there.' for w in
      ('harbour', 'station', 'bakery', 'library', 'garden', 'market', 'museum')]
-outs = [' '.join(s[1:4])]*4 + [' '.join(s[:4]), ' '.join(s[3:7]), ' '.join(s[2:6])]
 items = [Item(benchmark='summeval', item_id=f'd1/M{i}', group_id='d1', system_id=f'M{i}', source='a news story', output=o,
-              scores={'coherence': float(1 + (3*i) % 5)}) for i, o in enumerate(outs)]
+              scores={DIM: float(1 + (3*i) % 5)}) for i, o in enumerate(pick(s))]
 r = PlantedResponder(ItemIndex({'summeval': items}), planted_judges({'gpt-4o': {'group': 'api', 'noise': 0.4}}))
 def fn(req):
     rf = {'type': 'json_schema', 'json_schema': {'schema': req.constraint.json_schema}} if req.constraint and req.constraint.json_schema else None
     return r.answer({'model': 'gpt-4o', 'messages': req.messages, 'response_format': rf})[0]
-res = run_seal(items, FunctionJudge(fn, name='gpt-4o'), [Dimension(name='coherence', definition='how well the sentences hang together')])
-print(json.dumps({j.system_id: [j.score, j.meta['mode']] for j in res.judgments}, sort_keys=True))
-'''
+res = run_seal(items, FunctionJudge(fn, name='gpt-4o'), [Dimension(name=DIM, definition=DEFINITION)])
+'''   # SEAL on a few summaries of one story, answered by the simulated GPT-4o (`pick`: the summaries from the sentences `s`)
+
+SEAL_PAIRS_SCRIPT = ('import json\nDIM, DEFINITION = "coherence", "how well the sentences hang together"\n'
+                     'pick = lambda s: [" ".join(s[1:4])]*4 + [" ".join(s[:4]), " ".join(s[3:7]), " ".join(s[2:6])]\n' + SEAL_RUN +
+                     'print(json.dumps({j.system_id: [j.score, j.meta["mode"]] for j in res.judgments}, sort_keys=True))\n')
 
 def test_seal_sentence_pair_scores_do_not_depend_on_the_hash_seed():
     "SEAL's coherence prompt shows a summary as its sentence pairs (never whole): the simulated judge must find the same item in every process."
@@ -157,21 +158,12 @@ def test_one_checklist_for_every_item_is_planted_with_shared_questions():
 def test_seal_verdicts_are_planted_from_the_questions_asked(tmp_path):
     "SEAL's answers name each verdict's question and unit: the planted share of every item is the one the server's replies give."
     import pandas as pd
-    from checkeval.core import Dimension, Item, write_jsonl
-    from checkeval.judges.engine import FunctionJudge
-    from checkeval.methods.seal import run_seal
+    from checkeval.core import write_jsonl
     from checkeval.rehearse import asked_shares
-    from checkeval.testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
-    s = [f'The {w} story goes on with the {w} and what happened to the people there.' for w in
-         ('harbour', 'station', 'bakery', 'library', 'garden', 'market', 'museum')]
-    outs = [' '.join(s[i:i + 1 + i % 4]) for i in range(6)]        # one to four sentences: one unit (holistic) up to several
-    items = [Item(benchmark='summeval', item_id=f'd1/M{i}', group_id='d1', system_id=f'M{i}', source='a news story', output=o,
-                  scores={'fluency': float(1 + (3*i) % 5)}) for i, o in enumerate(outs)]
-    r = PlantedResponder(ItemIndex({'summeval': items}), planted_judges({'gpt-4o': {'group': 'api', 'noise': 0.4}}))
-    def fn(req):
-        rf = {'type': 'json_schema', 'json_schema': {'schema': req.constraint.json_schema}} if req.constraint and req.constraint.json_schema else None
-        return r.answer({'model': 'gpt-4o', 'messages': req.messages, 'response_format': rf})[0]
-    res = run_seal(items, FunctionJudge(fn, name='gpt-4o'), [Dimension(name='fluency', definition='how well the sentences read')])
+    ns = {'DIM': 'fluency', 'DEFINITION': 'how well the sentences read',
+          'pick': lambda s: [' '.join(s[i:i + 1 + i % 4]) for i in range(6)]}     # one to four sentences: one unit (holistic) up to several
+    exec(SEAL_RUN, ns)
+    r, res = ns['r'], ns['res']
     write_jsonl(tmp_path/'answers.jsonl', res.answers)
     sel = pd.DataFrame({'item_id': [j.item_id for j in res.judgments], 'score': [j.score for j in res.judgments],
                         'n_questions': [j.n_questions for j in res.judgments], 'run': str(tmp_path)})
