@@ -58,7 +58,10 @@ test-py: $(STAMP)
 	@# one torch thread per worker, as for the notebooks
 	OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder tests
 
-test: $(STAMP) check-sync test-nbs test-py
+test: $(STAMP) check-sync
+	@# the notebooks and pytest side by side once the tree is checked (each alone leaves a core idle part of the time:
+	@# nbdev-test used 1.5 of 2 cores); each one's output is printed when it ends (-O), each failure fails `make test`
+	$(MAKE) --no-print-directory -j2 -Otarget test-nbs test-py
 
 reproduce: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/checkeval reproduce $(REPRODUCE_ARGS)

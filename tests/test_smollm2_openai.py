@@ -1,17 +1,17 @@
 """The built-in `smollm2` judge served over the OpenAI API (`python -m checkeval.testing.server --model smollm2`)
 gives the same answers as the `hf` backend in-process: CheckEval (per-question answers with P(yes)) and RocketEval
-grading (choices constrained to Yes/No, normalised P(yes)) on one SummEval item, one dimension, through the real
+grading (choices constrained to Yes/No, normalised P(yes)) on one SummEval item (the shortest, `short_items`), one dimension, through the real
 `openai` backend. Answer texts and statuses must be equal (CheckEval's replies are held to its JSON schema on both sides)
 and P(yes) within 1e-4 (the client sends the requests at once and the server computes those waiting together in one
 batch call, as the in-process judge does; how they are grouped may differ: the same model, float noise apart)."""
 import os, subprocess, sys
 from pathlib import Path
 import pytest
-from checkeval.data import load_benchmark
 from checkeval.judges import OpenAIJudge, get_judge
 from checkeval.judges.builtin import ModelFileError
 from checkeval.methods.rocketeval import grade_items, make_checklist
 from checkeval.runs import evaluate
+from conftest import short_items
 
 ROOT = Path(__file__).resolve().parent.parent
 TOL = 1e-4
@@ -66,8 +66,8 @@ def assert_same(hf_answers, api_answers):
 @pytest.mark.timeout(600)
 def test_checkeval_same_over_the_openai_api(hf_judge, openai_judge, tmp_path):
     opts = dict(granularity='question', stage='seed', max_tokens=8)   # one request per question, P(yes) from its logprobs
-    _, local = evaluate('checkeval', 'summeval', hf_judge, limit=1, dimensions=['coherence'], root=tmp_path / 'hf', **opts)
-    info, remote = evaluate('checkeval', 'summeval', openai_judge, limit=1, dimensions=['coherence'], root=tmp_path / 'api', **opts)
+    _, local = evaluate('checkeval', 'summeval', hf_judge, items=short_items(1), dimensions=['coherence'], root=tmp_path / 'hf', **opts)
+    info, remote = evaluate('checkeval', 'summeval', openai_judge, items=short_items(1), dimensions=['coherence'], root=tmp_path / 'api', **opts)
     assert info.n_items == 1 and len(remote.answers) == len(local.answers) > 1
     same = assert_same(local.answers, remote.answers)
     assert any(a.p_yes is not None for a in same.values())
@@ -76,7 +76,7 @@ def test_checkeval_same_over_the_openai_api(hf_judge, openai_judge, tmp_path):
 
 @pytest.mark.timeout(600)
 def test_rocketeval_grading_same_over_the_openai_api(hf_judge, openai_judge):
-    items = load_benchmark('summeval', limit=1)
+    items = short_items(1)
     cls = {it.group_id: make_checklist(it.group_id, QUESTIONS, benchmark='summeval') for it in items}
     local = grade_items(items, cls, hf_judge, dimension='coherence')
     remote = grade_items(items, cls, openai_judge, dimension='coherence')
