@@ -71,7 +71,7 @@ lab: $(STAMP)
 	cd nbs && ../$(BIN)/jupyter lab --MappingKernelManager.default_kernel_name=checkeval $(LAB_ARGS)
 
 # The docs site: nbdev's processing (signatures and docstrings expanded, no Quarto) then MkDocs Material
-# with mkdocs-jupyter (mkdocs.yml): a searchable static site in _site/ (checkeval.site.build_docs).
+# over the notebooks as Markdown pages (nbconvert; mkdocs.yml): a searchable static site in _site/ (checkeval.site.build_docs).
 docs: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -c "from checkeval.site import build_docs, check_links; r = build_docs(); print(r); b = check_links(r['out']); print('broken links:', b or 'none'); raise SystemExit(1 if b else 0)"
 

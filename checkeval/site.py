@@ -14,8 +14,8 @@ from .core import sha256_file
 from .settings import docs_dirs
 
 # %% auto #0
-__all__ = ['split_frontmatter', 'stage_notebook', 'slug', 'page_url', 'link_rewriter', 'source_page', 'figures_page',
-           'stage_docs', 'nav_pages', 'build_docs', 'page_links', 'check_links']
+__all__ = ['split_frontmatter', 'stage_notebook', 'markdown_exporter', 'notebook_page', 'slug', 'page_url', 'link_rewriter',
+           'source_page', 'figures_page', 'stage_docs', 'nav_pages', 'build_docs', 'page_links', 'check_links']
 
 # %% ../nbs/32_site.ipynb #cc00da4d
 _CELL_KEYS = {'markdown': {'cell_type', 'id', 'metadata', 'source', 'attachments'}, 'raw': {'cell_type', 'id', 'metadata', 'source', 'attachments'},
@@ -35,7 +35,7 @@ def split_frontmatter(nb:dict) -> dict:
 
 # %% ../nbs/32_site.ipynb #2b55087f
 def stage_notebook(nb:dict, rewrite=lambda s: s) -> dict:
-    "Make processed notebook `nb` ready for mkdocs-jupyter: a title cell from the front matter, Quarto cell options applied and removed, Markdown passed through `rewrite`."
+    "Make processed notebook `nb` ready for nbconvert (`notebook_page`): a title cell from the front matter, Quarto cell options applied and removed, Markdown passed through `rewrite`."
     fm = split_frontmatter(nb)
     cells = []
     for c in nb['cells']:
@@ -62,15 +62,39 @@ def stage_notebook(nb:dict, rewrite=lambda s: s) -> dict:
     nb['cells'] = [{'cell_type': 'markdown', 'id': 'title', 'metadata': {}, 'source': head}] + cells
     return nb
 
+# %% ../nbs/32_site.ipynb #8c86d5f8
+def markdown_exporter():
+    "nbconvert's Markdown exporter, with the inputs of cells tagged `hide_input` left out."
+    from nbconvert import MarkdownExporter                     # the docs' tools: development dependencies, loaded here
+    from nbconvert.preprocessors import TagRemovePreprocessor
+    ex = MarkdownExporter()
+    ex.register_preprocessor(TagRemovePreprocessor(remove_input_tags={'hide_input'}), enabled=True)
+    return ex
+
+# %% ../nbs/32_site.ipynb #e9ac0923
+def notebook_page(nb:dict, docs, name:str, exporter=None) -> Path:
+    """Write staged notebook `nb` (`stage_notebook`) as page `docs/NAME.md` (`NAME` may name a folder), its images as files in
+    `NAME_files/` beside it; returns the page's path."""
+    import nbformat
+    page = Path(docs)/f'{name}.md'
+    page.parent.mkdir(parents=True, exist_ok=True)
+    nb = nbformat.from_dict({'nbformat': 4, 'nbformat_minor': 4, **nb, 'metadata': {**(nb.get('metadata') or {}), 'language_info': {'name': 'python'}}})
+    body, res = (exporter or markdown_exporter()).from_notebook_node(
+        nb, resources={'unique_key': page.stem, 'output_files_dir': f'{page.stem}_files'})
+    for f, data in (res.get('outputs') or {}).items():
+        (page.parent/f).parent.mkdir(parents=True, exist_ok=True); (page.parent/f).write_bytes(data)
+    page.write_text(body)
+    return page
+
 # %% ../nbs/32_site.ipynb #f2c0c251
 def slug(name:str) -> str:
-    "A heading's id as mkdocs-jupyter makes it (`Judge.check_budget` → `judgecheck_budget`; nbdev's anchor keeps the dot)."
+    "A heading's id as Python-Markdown's `toc` makes it (`Judge.check_budget` → `judgecheck_budget`; nbdev's anchor keeps the dot)."
     return re.sub(r'[-\s]+', '-', re.sub(r'[^\w\s-]', '', name).strip().lower())
 
 # %% ../nbs/32_site.ipynb #cda3495e
 def page_url(page:str, target:str, anchor:str='') -> str:
-    "Relative URL from staged page `page` to page `target` (names without suffix; the site's pages are `NAME.html` files)."
-    return '../' * page.count('/') + target + '.html' + (f'#{anchor}' if anchor else '')
+    "Relative link from staged page `page` to page `target` (names without suffix): to its Markdown file, which MkDocs links and checks."
+    return '../' * page.count('/') + target + '.md' + (f'#{anchor}' if anchor else '')
 
 # %% ../nbs/32_site.ipynb #1d1e411d
 _QUARTO_ATTRS = re.compile(r'(\]\([^)\s]*\))\{[^}\n]*\}')
@@ -102,7 +126,7 @@ def source_page(mod:Path, root:Path, doc:str|None=None) -> str:
     code = Path(mod).read_text()
     m = re.search(r'File to edit: \.\./(nbs/\S+\.ipynb)', code)
     note = f"Exported by `nbdev-export` from `{m.group(1)}`: edit the notebook, not this file." if m else ''
-    if doc: note += f" Documentation: [{doc}](../{doc}.ipynb)."
+    if doc: note += f" Documentation: [{doc}](../{doc}.md)."
     fence = '`' * max([3] + [len(x) + 1 for x in re.findall(r'`{3,}', code)])
     return f'---\nsearch:\n  exclude: true\n---\n\n# {Path(mod).relative_to(root).as_posix()}\n\n{note}\n\n{fence}python linenums="1"\n{code}\n{fence}\n'
 
@@ -165,8 +189,7 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     cfg = get_config(); root = Path(cfg.config_path); lib = Path(cfg.lib_path)
     proc = Path(proc or docs_dirs()['proc']); docs = Path(docs or docs_dirs()['docs'])
     docs.mkdir(parents=True, exist_ok=True)
-    for p in docs.iterdir():   # dot-files (mkdocs-jupyter's cache) stay
-        if not p.name.startswith('.'): shutil.rmtree(p) if p.is_dir() else p.unlink()
+    for p in docs.iterdir(): shutil.rmtree(p) if p.is_dir() else p.unlink()
     nbs = sorted(p for p in proc.rglob('*.ipynb') if not any(x.startswith(('_', '.')) for x in p.relative_to(proc).parts))
     if only: nbs = [p for p in nbs if any(p.match(o) for o in only)]
     loaded = {p: json.loads(p.read_text()) for p in nbs}
@@ -176,15 +199,14 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     pages = {n + '.html': n for n in names.values()}
     notebooks = {p.relative_to(proc).as_posix(): n for p, n in names.items()}
     host = str(cfg.doc_host).rstrip('/') + str(cfg.doc_baseurl).rstrip('/') if cfg.get('doc_host') else None
-    docmods, nav = {}, {s: [] for s in ['Library', *_SECTIONS.values()]}
+    docmods, nav, ex = {}, {s: [] for s in ['Library', *_SECTIONS.values()]}, markdown_exporter()
     for p, nb in loaded.items():
         name, rel = names[p], p.relative_to(proc)
         if (mod := _default_exp(nb)): docmods[f'{cfg.lib_name}.{mod}'] = name
         nb = stage_notebook(nb, link_rewriter(name, pages, host, cfg.get('git_url'), notebooks, rel.as_posix()))
-        (docs/name).parent.mkdir(parents=True, exist_ok=True)
-        (docs/f'{name}.ipynb').write_text(json.dumps(nb, indent=1))
+        notebook_page(nb, docs, name, ex)
         title = _text(nb['cells'][0]['source']).splitlines()[0][2:].replace('`', '')   # the nav shows text: code spans vanish
-        nav[_SECTIONS.get(rel.parts[0], 'Library') if len(rel.parts) > 1 else 'Library'].append({title: f'{name}.ipynb'})
+        nav[_SECTIONS.get(rel.parts[0], 'Library') if len(rel.parts) > 1 else 'Library'].append({title: f'{name}.md'})
     sources = _stage_sources(docs, lib, root, docmods)
     readme = root/'README.md'
     (docs/'index.md').write_text(readme.read_text() if readme.exists() else f'# {cfg.lib_name}\n')
@@ -231,7 +253,6 @@ def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True,
     t1 = time.time()
     nav = stage_docs(proc, docs, only)
     mk = load_config(str(config or Path(cfg.config_path)/'mkdocs.yml'), docs_dir=str(docs), site_dir=str(out), nav=nav)
-    mk.plugins['mkdocs-jupyter'].config['cache_dir'] = str((docs if only else where['docs'])/'.mkdocs-jupyter')
     class Count(logging.Handler):
         n = 0
         def emit(self, record): Count.n += 1

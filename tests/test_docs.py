@@ -3,8 +3,7 @@ as `make docs` does: a page that fails to render fails here), check every page a
 pages render from the file system, and, with the site served on localhost (the search index is loaded by a web worker, which
 file:// pages may not start), a figure of figures/ loads and typing into the search box finds a page.
 
-The build uses nbdev's processing cache (`_proc/`) and mkdocs-jupyter's page cache, as `make docs` does, and executes no
-notebook. Without `chromium` the browser tests are skipped (said in the skip reason); the build and link checks still run."""
+The build uses nbdev's processing cache (`_proc/`), as `make docs` does, and executes no notebook. Without `chromium` the browser tests are skipped (said in the skip reason); the build and link checks still run."""
 import asyncio, functools, http.server, json, re, shutil, subprocess, threading, time
 from pathlib import Path
 import pytest
