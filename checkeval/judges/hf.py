@@ -12,6 +12,7 @@ from typing import Sequence
 from fastcore.basics import patch
 from .types import Constraint, JudgeRequest, JudgeResponse, request_key
 from .engine import Judge, _chunks, register_backend
+from .forced import forced_run, read_reply, schema_of
 
 # %% auto #0
 __all__ = ['HFBackend', 'HFJudge']
@@ -377,11 +378,6 @@ def _suppressed(self:HFJudge) -> list[int]:
     return sorted(i for i in special if i != tok.eos_token_id)
 
 # %% ../../nbs/03e_judges_hf.ipynb #ae1c509f
-def _schema_of(r:JudgeRequest) -> dict|None:
-    "The JSON schema a request's reply must follow, if any."
-    c = r.constraint
-    return c.json_schema if c is not None and c.json_schema is not None else None
-
 @patch
 def _grammar(self:HFJudge, schema:dict):
     "`schema` compiled against this judge's vocabulary (compact JSON; cached per schema)."
@@ -398,9 +394,9 @@ def _grammar(self:HFJudge, schema:dict):
 @patch
 def _held(self:HFJudge, reqs:list[JudgeRequest]) -> list|None:
     "For each request carrying a JSON schema, [matcher, tokens it has read] (None for the others); None when none does."
-    if not self.supports_json_schema or not any(_schema_of(r) for r in reqs): return None
+    if not self.supports_json_schema or not any(schema_of(r) for r in reqs): return None
     import xgrammar as xgr
-    return [[xgr.GrammarMatcher(self._grammar(s)), 0] if (s := _schema_of(r)) is not None else None for r in reqs]
+    return [[xgr.GrammarMatcher(self._grammar(s)), 0] if (s := schema_of(r)) is not None else None for r in reqs]
 
 @patch
 def _allow(self:HFJudge, logits, held:list|None, new:list[list[int]]):
@@ -412,12 +408,8 @@ def _allow(self:HFJudge, logits, held:list|None, new:list[list[int]]):
     if not rows: return logits
     mask = xgr.allocate_token_bitmask(len(held), logits.shape[-1])
     for k in rows:
-        m, n = held[k]
-        for t in new[k][n:]:
-            if m.is_terminated(): break                       # the end-of-sequence token read; what follows is padding
-            if not m.accept_token(t): raise RuntimeError(f'token {t} is not allowed by the reply schema')
-        held[k][1] = len(new[k])
-        if not m.is_terminated(): m.fill_next_token_bitmask(mask, k)
+        read_reply(held[k], new[k])
+        if not held[k][0].is_terminated(): held[k][0].fill_next_token_bitmask(mask, k)
     xgr.apply_token_bitmask_inplace(logits, mask, indices=rows)
     return logits
 
@@ -523,10 +515,12 @@ def _preallocate(cache, room:int):
 # %% ../../nbs/03e_judges_hf.ipynb #36ad533a
 @patch
 def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos) -> tuple[list[list[int]], list]:
-    "Greedy new tokens (and, for requests asking, each step's logits) of a prefilled batch, one row per request."
+    """Greedy new tokens (and, for requests asking, each step's logits) of a prefilled batch, one row per request. The tokens a
+    reply's JSON schema forces next (`forced_run`) go into the model with the chosen one, in one forward pass."""
     import torch
     model, tok = self._loaded()
     limits, eos, banned = [self._limit(r) for r in reqs], tok.eos_token_id, self._suppressed()
+    stop = {eos, *banned}
     new, scores = [[] for _ in reqs], [[] if r.logprobs else None for r in reqs]
     held = self._held(reqs)                           # JSON-schema matchers of the rows (None: no row has one)
     live = list(range(len(reqs)))                     # request index of each row still in the batch
@@ -545,11 +539,17 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
                 idx = torch.tensor(keep)
                 cache.batch_select_indices(idx.to(self.device)); mask, pos, nxt = mask[idx], pos[idx], nxt[idx]
                 live = [live[row] for row in keep]
-            mask = torch.cat([mask, torch.ones((len(live), 1), dtype=torch.long)], 1)
-            out = model(input_ids=nxt[:, None].to(self.device), attention_mask=mask.to(self.device),
-                        position_ids=pos[:, None].to(self.device), use_cache=True, **{_cache_arg(type(model)): cache})
-            cache, logits, pos = _past(out), out.logits[:, -1].float(), pos + 1
-            self.prefix_stats['tokens_computed'] += len(live)
+            V, room = logits.shape[-1], min(limits[j] - len(new[j]) for j in live) - 1
+            run = forced_run(held and [held[j] for j in live], [new[j] for j in live], room, V, stop)
+            ids = torch.cat([nxt[:, None], torch.tensor(run, dtype=torch.long).reshape(len(live), -1)], 1)
+            mask = torch.cat([mask, torch.ones(ids.shape, dtype=torch.long)], 1)
+            out = model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device), logits_to_keep=1,
+                        position_ids=(pos[:, None] + torch.arange(ids.shape[1])).to(self.device), use_cache=True, **{_cache_arg(type(model)): cache})
+            cache, logits, pos = _past(out), out.logits[:, -1].float(), pos + ids.shape[1]
+            for row, j in enumerate(live):
+                new[j] += run[row]      # a forced step's log-probabilities: 0 for its token (the only one allowed), as a masked step gives
+                if scores[j] is not None: scores[j] += [_top_logprobs(torch.full((V,), -torch.inf).index_fill_(0, torch.tensor([t]), 0.), reqs[j].top_logprobs) for t in run[row]]
+            self.prefix_stats['tokens_computed'] += ids.numel()
 
 # %% ../../nbs/03e_judges_hf.ipynb #f9d6b764
 @patch

@@ -1,0 +1,85 @@
+"""Replies held to a JSON schema on the `hf` backend with the built-in `smollm2` judge: the tokens the schema forces are
+fed to the model with the chosen token in one forward pass (`checkeval.judges.forced.forced_run`), against one step per
+token, the baseline, run in the same process on the same requests (`forced_run` replaced by one that finds no run).
+
+The requests are those of CheckEval (grouped yes/no questions) and InteractEval (its released checklist) on the
+`--items` shortest summaries of SummEval's shortest article, coherence (as `tests/test_smollm2_methods.py` runs them),
+each mode with a cache of its own, alternating, best of `--repeats`. Reported: seconds and the model's forward passes
+during decoding for both modes, their ratios, and how many answers are the same (the forced tokens are the only ones
+greedy decoding could take: every reply must be the same). The last line is one JSON object.
+
+    python bench/forced_tokens.py [--items 1] [--repeats 1]
+"""
+from __future__ import annotations
+import argparse, json, math, os, platform, sys, tempfile, time, warnings
+from pathlib import Path
+
+os.environ.setdefault('HF_HUB_OFFLINE', '1')
+os.environ.setdefault('TRANSFORMERS_OFFLINE', '1')
+os.environ.setdefault('CHECKEVAL_PROGRESS', '0')
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def shortest_items(n:int):
+    "The `n` shortest summaries of SummEval's shortest article."
+    from checkeval.data import load_benchmark
+    items = load_benchmark('summeval')
+    src = min(items, key=lambda i: (len(i.source or ''), i.item_id)).source
+    return sorted((i for i in items if i.source == src), key=lambda i: (len(i.output), i.item_id))[:n]
+
+
+def run(judge, items, root):
+    "Answers (method, item, question, reply, value) of CheckEval and InteractEval, seconds, decoding forward passes."
+    from checkeval.runs import evaluate
+    model, calls = judge._loaded()[0], [0]
+    forward = model.forward
+    def counted(*a, **kw):
+        calls[0] += kw['input_ids'].shape[1] <= 64      # a decoding step (prefills are whole prompts)
+        return forward(*a, **kw)
+    model.forward, answers, t0 = counted, [], time.perf_counter()
+    try:
+        for method, options in [('checkeval', {}), ('interacteval', {'sample_unit': 'items'})]:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                _, res = evaluate(method, 'summeval', judge, items=items, dimensions=['coherence'], seed=0, root=root/method, options=options)
+            answers += [(method, a.item_id, a.question_id, a.raw_text, a.value) for a in res.answers]
+    finally: del model.forward
+    return answers, time.perf_counter() - t0, calls[0]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--items', type=int, default=1)
+    ap.add_argument('--repeats', type=int, default=1)
+    args = ap.parse_args(argv)
+    import torch
+    import checkeval.judges.hf as hf
+    from checkeval.judges import get_judge
+    from checkeval.judges.builtin import ModelFileError
+    torch.set_num_threads(1)
+    items, forced = shortest_items(args.items), hf.forced_run
+    modes = {'one_step_per_token': lambda held, new, *a, **k: [[] for _ in new], 'forced_runs': forced}
+    best, out, calls = {}, {}, {}
+    with tempfile.TemporaryDirectory(prefix='forced-bench-') as tmp:
+        for rep in range(max(1, args.repeats)):
+            for mode, fn in modes.items():
+                try: judge = get_judge('smollm2', cache=Path(tmp)/f'{mode}-{rep}.sqlite', progress=False)
+                except ModelFileError as e: raise SystemExit(f'smollm2 is not installed: {e}')
+                hf.forced_run = fn
+                try: out[mode], dt, calls[mode] = run(judge, items, Path(tmp)/f'{mode}-{rep}')
+                finally: hf.forced_run = forced
+                best[mode] = min(best.get(mode, math.inf), dt)
+    a, b = out['one_step_per_token'], out['forced_runs']
+    res = dict(bench='forced_tokens', backend='hf', model='smollm2 (SmolLM2-135M-Instruct, fp32, CPU)', items=len(items),
+               answers=len(b), same_answers=sum(x == y for x, y in zip(a, b)) if len(a) == len(b) else 0,
+               seconds_one_step=round(best['one_step_per_token'], 2), seconds_forced=round(best['forced_runs'], 2),
+               ratio=round(best['one_step_per_token']/best['forced_runs'], 2),
+               decode_forwards_one_step=calls['one_step_per_token'], decode_forwards_forced=calls['forced_runs'],
+               torch=torch.__version__, threads=torch.get_num_threads(), python=platform.python_version(),
+               goal='fewer decoding forward passes, every answer the same')
+    res['goal_met'] = bool(res['decode_forwards_forced'] < res['decode_forwards_one_step'] and res['same_answers'] == res['answers'])
+    print(json.dumps(res))
+
+
+if __name__ == '__main__':
+    main()
