@@ -199,8 +199,8 @@ def get_judge(name:str, config=None, **overrides) -> Judge:
     e = {**{k: v for k, v in entries[name].items() if k in allowed}, **overrides}
     for k in ('papers', 'notes', 'backend'): e.pop(k, None)     # documentation, and the choice of class
     model = e.pop('model', name)
-    if cls is HFJudge:
+    if backend == 'hf':   # by name: a notebook that runs the hf backend's cells registers its own copy of the class
         path = e.pop('model_path', None)
         if path is None and name in _BUILTIN_PATHS: path = _BUILTIN_PATHS[name]()
-        return HFJudge(name, model_path=path or model, model=model, **e)
+        return cls(name, model_path=path or model, model=model, **e)
     return cls(name, model=model, **e)
