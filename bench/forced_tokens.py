@@ -3,7 +3,7 @@ fed to the model with the chosen token in one forward pass (`checkeval.judges.fo
 token, the baseline, run in the same process on the same requests (`forced_run` replaced by one that finds no run).
 
 The requests are those of CheckEval (grouped yes/no questions) and InteractEval (its released checklist) on the
-`--items` shortest summaries of SummEval's shortest article, coherence (as `tests/test_smollm2_methods.py` runs them),
+`--items` shortest summaries of SummEval's shortest article (`short_items` of tests/conftest.py), coherence, as the smollm2 tests run them,
 each mode with a cache of its own, alternating, best of `--repeats`. Reported: seconds and the model's forward passes
 during decoding for both modes, their ratios, and how many answers are the same (the forced tokens are the only ones
 greedy decoding could take: every reply must be the same). The last line is one JSON object.
@@ -18,14 +18,8 @@ os.environ.setdefault('HF_HUB_OFFLINE', '1')
 os.environ.setdefault('TRANSFORMERS_OFFLINE', '1')
 os.environ.setdefault('CHECKEVAL_PROGRESS', '0')
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-
-def shortest_items(n:int):
-    "The `n` shortest summaries of SummEval's shortest article."
-    from checkeval.data import load_benchmark
-    items = load_benchmark('summeval')
-    src = min(items, key=lambda i: (len(i.source or ''), i.item_id)).source
-    return sorted((i for i in items if i.source == src), key=lambda i: (len(i.output), i.item_id))[:n]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tests'))
+from conftest import short_items   # the items the smollm2 tests read
 
 
 def run(judge, items, root):
@@ -57,7 +51,7 @@ def main(argv=None):
     from checkeval.judges import get_judge
     from checkeval.judges.builtin import ModelFileError
     torch.set_num_threads(1)
-    items, forced = shortest_items(args.items), hf.forced_run
+    items, forced = short_items(args.items), hf.forced_run
     modes = {'one_step_per_token': lambda held, new, *a, **k: [[] for _ in new], 'forced_runs': forced}
     best, out, calls = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix='forced-bench-') as tmp:

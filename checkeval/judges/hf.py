@@ -541,7 +541,7 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
                 live = [live[row] for row in keep]
             V, room = logits.shape[-1], min(limits[j] - len(new[j]) for j in live) - 1
             run = forced_run(held and [held[j] for j in live], [new[j] for j in live], room, V, stop)
-            ids = torch.cat([nxt[:, None], torch.tensor(run, dtype=torch.long).reshape(len(live), -1)], 1)
+            ids = torch.cat([nxt[:, None], torch.tensor(run, dtype=torch.long)], 1)   # runs: one length for all rows
             mask = torch.cat([mask, torch.ones(ids.shape, dtype=torch.long)], 1)
             out = model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device), logits_to_keep=1,
                         position_ids=(pos[:, None] + torch.arange(ids.shape[1])).to(self.device), use_cache=True, **{_cache_arg(type(model)): cache})
