@@ -1,5 +1,5 @@
 "The library builds as a normal wheel and imports outside the repository."
-import subprocess, sys, zipfile
+import json, subprocess, sys, zipfile
 from pathlib import Path
 import pytest
 
@@ -42,4 +42,4 @@ def test_import_outside_repo(wheel, tmp_path):
     assert r.returncode == 0, r.stderr
     first = r.stdout.splitlines()[0]
     assert first.startswith(str(target)), f'imported from {first}, not from the installed wheel'
-    assert '"item_id": "1"' in r.stdout
+    assert json.loads(r.stdout.splitlines()[1])['item_id'] == '1'
