@@ -403,9 +403,8 @@ async def _json_errors(request, handler):
 
 @patch
 def app(self:ChatServer) -> web.Application:
-    "The `aiohttp.web` application: replays only when `idempotent`, latency and faults only when asked for (each layer costs every request)."
-    mws = [_json_errors, self._count] + [self._replay]*self.idempotent + [self._cap] + [self._fault]*bool(self.fault_rate > 0 or self.latency_s)
-    a = web.Application(middlewares=mws, client_max_size=2**28)
+    "The `aiohttp.web` application."
+    a = web.Application(middlewares=[_json_errors, self._count, self._replay, self._cap, self._fault], client_max_size=2**28)
     a.router.add_post('/v1/chat/completions', self._chat, name='chat')
     a.router.add_get('/v1/models', self._models)
     a.router.add_post('/v1/files', self._file_upload)
