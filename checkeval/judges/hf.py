@@ -1,4 +1,4 @@
-"""A transformers causal LM served in-process on CPU or GPU: batched greedy generation, constrained choices with log-probabilities, shared-prefix KV reuse.
+"""A transformers causal LM served in-process on CPU or GPU: batched greedy and sampled generation, constrained choices with log-probabilities, shared-prefix KV reuse.
 
 Docs: https://checkeval.github.io/checkeval/judges_hf.html.md"""
 
@@ -6,13 +6,14 @@ Docs: https://checkeval.github.io/checkeval/judges_hf.html.md"""
 
 # %% ../../nbs/03e_judges_hf.ipynb #ad1677d4
 from __future__ import annotations
-import contextlib, functools, hashlib, json, threading, time
+import contextlib, functools, json, threading, time
 from pathlib import Path
 from typing import Sequence
 from fastcore.basics import patch
 from .types import Constraint, JudgeRequest, JudgeResponse, request_key
 from .engine import Judge, _chunks, register_backend
 from .forced import forced_run, read_reply, schema_of
+from .sampling import next_tokens, row_generator
 
 # %% auto #0
 __all__ = ['HFBackend', 'HFJudge']
@@ -127,22 +128,23 @@ def _call_batch(self:HFJudge, requests):
         out = [None]*len(requests)
         scored = [i for i, r in enumerate(requests) if r.constraint is not None and r.constraint.choices]
         for i, resp in zip(scored, self._score([requests[i] for i in scored])): out[i] = resp
-        greedy = [i for i, r in enumerate(requests) if out[i] is None and r.temperature <= 0]
-        seqs = {i: self.chat_ids(requests[i].messages) for i in greedy}
+        free = [i for i, r in enumerate(requests) if out[i] is None]      # greedy and sampled generations
+        seqs = {i: self.chat_ids(requests[i].messages) for i in free}
         alone, shared = [], []
-        for P, g in self._prefix_groups([seqs[i] for i in greedy]):
-            g = [greedy[j] for j in g]
+        for P, g in self._prefix_groups([seqs[i] for i in free]):
+            g = [free[j] for j in g]
             if P == 0 or len(g) < 2: alone += g
             else: shared.append((P, g))
         # a batch decodes as many steps as its longest request (and the plain path pads to its longest prompt): batch alike requests
         alone.sort(key=lambda i: (self._limit(requests[i]), len(seqs[i])))
-        if self.prefix_reuse: shared, alone = shared + [(0, [i]) for i in alone], []   # P = 0: prefilled alone, unpadded
+        # P = 0: prefilled alone, unpadded; a sampled request always takes this path (its rows draw from their own generators),
+        # a greedy one the plain path of `model.generate` when prefix reuse is off
+        plain = [] if self.prefix_reuse else [i for i in alone if requests[i].temperature <= 0]
+        shared += [(0, [i]) for i in alone if i not in plain]
         if shared:
             for i, resp in self._generate_groups(shared, requests, seqs): out[i] = resp
-        for b in _budget_chunks(alone, lambda i: len(seqs[i]) + self._limit(requests[i]), self.batch_size, self.max_batch_tokens):
+        for b in _budget_chunks(plain, lambda i: len(seqs[i]) + self._limit(requests[i]), self.batch_size, self.max_batch_tokens):
             for i, resp in zip(b, self._generate([requests[i] for i in b], seqs=[seqs[i] for i in b])): out[i] = resp
-        for i, r in enumerate(requests):
-            if out[i] is None: out[i] = self._generate([r], sample=True)[0]
         return out
 
 # %% ../../nbs/03e_judges_hf.ipynb #50b31f33
@@ -415,7 +417,7 @@ def _allow(self:HFJudge, logits, held:list|None, new:list[list[int]]):
 
 # %% ../../nbs/03e_judges_hf.ipynb #73d8e28c
 def _schema_processor(judge:HFJudge, held:list, L:int):
-    "`judge._allow` as a logits processor of `model.generate` (prompts left-padded to `L` columns; sampled requests too)."
+    "`judge._allow` as a logits processor of `model.generate` (prompts left-padded to `L` columns)."
     from transformers import LogitsProcessor, LogitsProcessorList
     class _Schema(LogitsProcessor):
         def __call__(self, input_ids, scores): return judge._allow(scores, held, input_ids[:, L:].tolist())
@@ -423,7 +425,8 @@ def _schema_processor(judge:HFJudge, held:list, L:int):
 
 # %% ../../nbs/03e_judges_hf.ipynb #249a494b
 @patch
-def _generate(self:HFJudge, reqs, sample=False, seqs=None):
+def _generate(self:HFJudge, reqs, seqs=None):
+    "Greedy replies to `reqs` with `model.generate` in one left-padded batch: the plain path (`prefix_reuse=False`)."
     import torch
     model, tok = self._loaded()
     seqs = seqs if seqs is not None else [self.chat_ids(r.messages) for r in reqs]
@@ -436,13 +439,7 @@ def _generate(self:HFJudge, reqs, sample=False, seqs=None):
     if self.suppress_special: kw['suppress_tokens'] = self._suppressed()   # never chat markers or padding mid-answer
     if (held := self._held(reqs)) is not None: kw['logits_processor'] = _schema_processor(self, held, L)
     t0 = time.perf_counter()
-    with torch.no_grad(), torch.random.fork_rng(devices=[]):
-        if sample:
-            r = reqs[0]
-            torch.manual_seed(int(hashlib.sha256(f'{r.seed}|{r.sample_index}|{request_key(r)}'.encode()).hexdigest()[:8], 16))
-            kw.update(do_sample=True, temperature=r.temperature, top_p=r.top_p or 1.0, top_k=0)
-        else: kw.update(do_sample=False)
-        g = model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device), **kw)
+    with torch.no_grad(): g = model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device), do_sample=False, **kw)
     dt = (time.perf_counter() - t0)/len(reqs)
     new = g.sequences[:, L:].cpu()
     return [self._reply(r, new[j].tolist(), [g.scores[k][j] for k in range(len(g.scores))] if r.logprobs else None, len(seqs[j]), dt)
@@ -515,21 +512,22 @@ def _preallocate(cache, room:int):
 # %% ../../nbs/03e_judges_hf.ipynb #36ad533a
 @patch
 def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos) -> tuple[list[list[int]], list]:
-    """Greedy new tokens (and, for requests asking, each step's logits) of a prefilled batch, one row per request. The tokens a
-    reply's JSON schema forces next (`forced_run`) go into the model with the chosen one, in one forward pass."""
+    """New tokens (greedy, or drawn by `next_tokens`) and, for requests asking, each step's logits of a prefilled batch, one row
+    per request. The tokens a reply's JSON schema forces next (`forced_run`) go into the model with the chosen one, in one pass."""
     import torch
     model, tok = self._loaded()
     limits, eos, banned = [self._limit(r) for r in reqs], tok.eos_token_id, self._suppressed()
     stop = {eos, *banned}
     new, scores = [[] for _ in reqs], [[] if r.logprobs else None for r in reqs]
     held = self._held(reqs)                           # JSON-schema matchers of the rows (None: no row has one)
+    gens = [row_generator(r) for r in reqs]           # each sampled row's own random generator (None: greedy)
     live = list(range(len(reqs)))                     # request index of each row still in the batch
     _preallocate(cache, max(limits))                  # each step writes its keys in place instead of copying the cache
     with torch.no_grad():
         while True:
             if banned: logits[:, banned] = -float('inf')
             self._allow(logits, held and [held[j] for j in live], [new[j] for j in live])
-            nxt, keep = logits.argmax(-1), []
+            nxt, keep = next_tokens(logits, [reqs[j] for j in live], [gens[j] for j in live]), []
             for row, j in enumerate(live):
                 new[j].append(int(nxt[row]))
                 if scores[j] is not None: scores[j].append(_top_logprobs(logits[row], reqs[j].top_logprobs))   # not the whole row
