@@ -236,7 +236,7 @@ def _keep_proc_cache(proc:Path, config_file:Path, version:str, modidx:Path|None=
 # %% ../nbs/32_site.ipynb #f03963e0
 def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True, force:bool=False, n_workers:int=2, config=None) -> dict:
     "`make docs`: nbdev's processing into `_proc/`, `stage_docs` into `docs` (default `_docs/`), MkDocs (`mkdocs.yml`) into `out` (default `_site/`); returns a report."
-    import gc, nbdev                                                  # the docs' tools: development dependencies, loaded here
+    import nbdev                                                      # the docs' tools: development dependencies, loaded here
     from nbdev.config import get_config
     from nbdev.serve import proc_nbs
     from mkdocs.config import load_config
@@ -250,9 +250,6 @@ def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True,
             warnings.simplefilter('ignore')
             proc_nbs(n_workers=n_workers, force=force or not (fresh or only), file_re='|'.join(f'^{re.escape(o)}$' for o in only) if only else '')
         if not only: (proc/'.checkeval-config').write_text(stamp)   # a partial build leaves the other pages as they were
-        # n_workers=0: nbdev processes here, leaving an IPython shell per notebook, each of which collects all garbage at
-        # exit (19 s for the whole site, measured); the objects alive now are frozen out of those collections
-        if not n_workers: gc.freeze()
     t1 = time.time()
     nav = stage_docs(proc, docs, only)
     mk = load_config(str(config or Path(cfg.config_path)/'mkdocs.yml'), docs_dir=str(docs), site_dir=str(out), nav=nav)

@@ -4,7 +4,7 @@ pages render from the file system, and, with the site served on localhost (the s
 file:// pages may not start), a figure of figures/ loads and typing into the search box finds a page.
 
 The build uses nbdev's processing cache (`_proc/`), as `make docs` does, and executes no notebook. Without `chromium` the browser tests are skipped (said in the skip reason); the build and link checks still run."""
-import asyncio, functools, http.server, json, re, shutil, subprocess, sys, threading, time
+import asyncio, functools, http.server, json, re, shutil, subprocess, threading, time
 from pathlib import Path
 import pytest
 
@@ -20,16 +20,10 @@ pytestmark = pytest.mark.timeout(900)
 
 @pytest.fixture(scope='session')
 def site(tmp_path_factory):
-    """The whole site, built once per session into a temporary folder (the checkout's _site/ is left alone), in a process of
-    its own that processes the notebooks itself (`n_workers=0`: no workers importing the library again; nbdev executes
-    the notebooks' exported cells there, which must not patch this test process)."""
+    "The whole site, built once per session into a temporary folder (the checkout's _site/ is left alone)."
+    from checkeval.site import build_docs
     tmp = tmp_path_factory.mktemp('site')
-    code = ('import json, sys; from checkeval.site import build_docs; '
-            'print(json.dumps(build_docs(out=sys.argv[1], docs=sys.argv[2], n_workers=0)))')
-    r = subprocess.run([sys.executable, '-W', 'ignore', '-c', code, str(tmp/'_site'), str(tmp/'_docs')], cwd=ROOT,
-                       capture_output=True, text=True, timeout=840)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    report = json.loads(r.stdout.strip().splitlines()[-1])
+    report = build_docs(out=tmp/'_site', docs=tmp/'_docs', n_workers=2)
     print(f"\ndocs build: {report}")
     return Path(report['out']), report
 
