@@ -29,6 +29,8 @@ def next_tokens(logits, reqs:list[JudgeRequest], gens:list):
         p = torch.softmax(logits[row].float() / r.temperature, -1)
         if r.top_p is not None and r.top_p < 1:
             sp, si = p.sort(descending=True)
-            p[si[(sp.cumsum(0) - sp) >= r.top_p]] = 0      # the tokens after the smallest set that holds top_p of the mass
+            drop = (sp.cumsum(0) - sp) >= r.top_p          # the tokens after the smallest set that holds top_p of the mass
+            drop[0] = False                                 # never the most likely one (top_p 0: only it)
+            p[si[drop]] = 0
         nxt[row] = torch.multinomial(p, 1, generator=g)[0]
     return nxt
