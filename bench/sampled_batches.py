@@ -14,7 +14,7 @@ both, their ratio, new tokens, and how many replies are the same text. The last 
     python bench/sampled_batches.py [--questions 4] [--samples 2] [--new 64] [--repeats 2] [--threads 2]
 """
 from __future__ import annotations
-import argparse, hashlib, json, os, platform, sys, time
+import argparse, json, os, platform, sys, time
 from pathlib import Path
 
 os.environ.setdefault('HF_HUB_OFFLINE', '1')
@@ -39,14 +39,14 @@ def requests_for(n_questions:int, n_samples:int, new:int):
 def one_at_a_time(judge, reqs):
     "One seeded `model.generate` per request (the engine's former sampled path), cut at the end-of-text token."
     import torch
-    from checkeval.judges.types import request_key
+    from checkeval.judges.sampling import row_generator
     model, tok = judge._loaded()
     out, new_tokens = [], 0
     for r in reqs:
         r = judge._prepare(r)                     # the request as the engine hands it on (its key names the model)
         ids = judge.chat_ids(r.messages)
         with torch.no_grad(), torch.random.fork_rng(devices=[]):
-            torch.manual_seed(int(hashlib.sha256(f'{r.seed}|{r.sample_index}|{request_key(r)}'.encode()).hexdigest()[:8], 16))
+            torch.manual_seed(row_generator(r).initial_seed())   # the global generator seeded as the request's own one
             g = model.generate(input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
                                max_new_tokens=judge._limit(r), do_sample=True, temperature=r.temperature, top_p=1.0, top_k=0,
                                eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
