@@ -35,8 +35,8 @@ def test_a_broken_reply_path_fails_the_planted_checks(tmp_path, monkeypatch):
     monkeypatch.setattr(oa, 'parse_chat_completion', broken)
     # the patch lives in this process: the points run in its threads (the test above runs them in worker processes)
     s = rehearse(config=small_config(tmp_path), papers=False, out=tmp_path/'out', n_boot=300, progress=False, workers='thread')
-    assert s['failed_points'] == []
-    assert s['planted_checks']['failed'] >= 2*3*2 and not s['ok']
+    assert s['failed_points'] == [], s['failed_points']
+    assert s['planted_checks']['failed'] >= 2*3*2 and not s['ok'], {k: s[k] for k in ('planted_checks', 'items_waiting', 'requests')}
 
 def test_judge_groups_read_the_judges_file_from_the_library(tmp_path):
     # found by the rehearsal: the paper notebook's agreement tables crashed (NameError: yaml) once two real judges had runs

@@ -42,6 +42,21 @@ def claim_owner():
     try: yield f'{_HOST}|{os.getpid()}|{call_id}'
     finally: _ACTIVE_CALLS.discard(call_id)
 
+# %% ../../nbs/03b_judges_cache.ipynb #55c77f36
+def _use_wal(con:sqlite3.Connection, timeout:float=120.) -> str:
+    """Put the database file in WAL mode (the file keeps it) and return the mode. SQLite answers 'database is locked' at once,
+    without its busy wait, when the mode is set while another connection closes the file (the last one checkpoints it): read
+    first (a read waits), set the mode only when the file is not in WAL yet, and try again on that error until `timeout` s."""
+    t0 = time.monotonic()
+    while True:
+        try:
+            con.execute('SELECT count(*) FROM sqlite_master').fetchone()
+            mode = con.execute('PRAGMA journal_mode').fetchone()[0]
+            return mode if mode == 'wal' else con.execute('PRAGMA journal_mode=WAL').fetchone()[0]
+        except sqlite3.OperationalError as e:
+            if 'locked' not in str(e) or time.monotonic() - t0 > timeout: raise
+            time.sleep(0.05)
+
 # %% ../../nbs/03b_judges_cache.ipynb #454da849
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, judge TEXT, model TEXT, request TEXT NOT NULL,
@@ -61,7 +76,7 @@ class ResponseCache:
         self._lock = threading.RLock()
         self.con = sqlite3.connect(self.path, timeout=120, isolation_level=None, check_same_thread=False)
         self.con.execute('PRAGMA busy_timeout=120000')
-        self.con.execute('PRAGMA journal_mode=WAL')
+        _use_wal(self.con)
         self.con.execute('PRAGMA synchronous=NORMAL')
         with self._lock: self.con.executescript(_SCHEMA)
 
