@@ -305,21 +305,22 @@ def benchmark_files(name:str) -> dict[str, str]:
     return {str(p): sha256_file(p) for p in benchmark_paths(name)}
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #a74b0b3e
-def load_benchmark(name:str, limit:int|None=None, dimensions:list[str]|None=None) -> list[Item]:
-    "Items of a benchmark in file order (the first `limit`), optionally keeping only some score `dimensions`."
+def load_benchmark(name:str, limit:int|None=None, dimensions:list[str]|None=None, copy:bool=True) -> list[Item]:
+    """Items of a benchmark in file order (the first `limit`), optionally keeping only some score `dimensions`. Each call
+    gets its own copies; `copy=False` (without `dimensions`): the loaded items themselves, for code that only reads them."""
     info = benchmark_info(name)
     dims = None if dimensions is None else [info.dimension(d).name for d in ([dimensions] if isinstance(dimensions, str) else dimensions)]
     stamps = tuple((str(p), (st := p.stat()).st_size, st.st_mtime_ns) for p in benchmark_paths(info.name))
     items = _load_items(info.name, stamps)
     items = items if limit is None else items[:limit]
-    if dims is None: return [it.model_copy(deep=True) for it in items]
+    if dims is None: return [it.model_copy(deep=True) for it in items] if copy else list(items)
     return [it.model_copy(update={'scores': {d: it.scores[d] for d in dims}}, deep=True) for it in items]
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #2807fe1f
 def load_frame(name:str, limit:int|None=None, dimensions:list[str]|None=None):
     "A pandas view of `load_benchmark`: one row per item, one column per score (meta left out but for the benchmark's `meta_columns`)."
     info = benchmark_info(name)
-    items = load_benchmark(name, limit, dimensions)
+    items = load_benchmark(name, limit, dimensions, copy=False)             # only read: a frame holds its own values
     dims = info.dimension_names if dimensions is None else list(items[0].scores) if items else []
     rows = [dict(benchmark=it.benchmark, item_id=it.item_id, group_id=it.group_id, system_id=it.system_id, source=it.source,
                  context=it.context, reference=it.reference, n_references=len(it.references), output=it.output,
@@ -340,7 +341,7 @@ def show(name:str, n:int=3, width:int|None=80):
 # %% ../../nbs/01a_data_benchmarks.ipynb #1fa9b96c
 def benchmark_defects(name:str) -> pd.DataFrame:
     "Rows as found but defective: items whose `meta['defect']` says why, and for a `complete_grid` benchmark each (system, group) with no item."
-    info, items = benchmark_info(name), load_benchmark(name)
+    info, items = benchmark_info(name), load_benchmark(name, copy=False)
     rows = [dict(benchmark=info.name, system_id=i.system_id, group_id=i.group_id, item_id=i.item_id, defect=i.meta['defect'])
             for i in items if i.meta.get('defect')]
     if info.complete_grid:
@@ -361,7 +362,7 @@ def dataset_summary():
     "One row per benchmark: rows, groups, systems (named ones), dimensions, declared score range(s), observed range, licence."
     rows = []
     for name,info in BENCHMARKS.items():
-        try: items = load_benchmark(name)
+        try: items = load_benchmark(name, copy=False)
         except DataError as e:
             if info.source != 'export': raise
             rows.append(dict(benchmark=name, dimensions=', '.join(info.dimension_names) or '—', license=info.license, notes=f'export not found: {e}'))
