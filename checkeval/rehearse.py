@@ -26,7 +26,7 @@ from .gridrun import run_point
 from .judges.registry import load_judges_config
 from .papers import run_papers
 from .reporting import file_stamp, safe_correlation_rows, scores_with_human, to_markdown
-from .runs import discover_methods, evaluate, load_judgments
+from .runs import evaluate, load_judgments
 from .testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 
 # %% auto #0
@@ -155,9 +155,7 @@ def point_pool(jobs:int, workers:str='process') -> Executor:
     """The executor that runs `jobs` points at once: fresh worker processes (`spawn`), so that the clients' CPU work uses every
     core; `workers='thread'` (or one job) runs them in this process (functions defined in a notebook cannot go to a worker process)."""
     if workers not in ('process', 'thread'): raise ValueError(f"workers: 'process' or 'thread', not {workers!r}")
-    if workers == 'thread' or jobs <= 1:
-        discover_methods(); import openai, aiohttp   # imported once here: two threads importing a package at once can meet it half-initialised
-        return ThreadPoolExecutor(max(1, jobs))
+    if workers == 'thread' or jobs <= 1: return ThreadPoolExecutor(max(1, jobs))
     return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context('spawn'))
 
 
