@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/site.html.md"""
 
 # %% ../nbs/32_site.ipynb #c8ace9b2
 from __future__ import annotations
-import json, logging, os, posixpath, re, shutil, time, warnings
+import json, logging, os, posixpath, re, shutil, subprocess, sys, time, warnings
 from html.parser import HTMLParser
 from pathlib import Path
 import yaml
@@ -15,7 +15,8 @@ from .settings import docs_dirs
 
 # %% auto #0
 __all__ = ['split_frontmatter', 'stage_notebook', 'markdown_exporter', 'notebook_page', 'slug', 'page_url', 'link_rewriter',
-           'source_page', 'figures_page', 'stage_docs', 'nav_pages', 'build_docs', 'page_links', 'check_links']
+           'source_page', 'figures_page', 'stage_docs', 'nav_pages', 'process_notebooks', 'process_in_child',
+           'build_docs', 'page_links', 'check_links']
 
 # %% ../nbs/32_site.ipynb #cc00da4d
 _CELL_KEYS = {'markdown': {'cell_type', 'id', 'metadata', 'source', 'attachments'}, 'raw': {'cell_type', 'id', 'metadata', 'source', 'attachments'},
@@ -233,12 +234,29 @@ def _keep_proc_cache(proc:Path, config_file:Path, version:str, modidx:Path|None=
     if fresh: os.utime(proc)
     return stamp, fresh
 
+# %% ../nbs/32_site.ipynb #89ef7218
+def process_notebooks(n_workers:int=0, **kw):
+    "nbdev's processing of the notebooks into `_proc/` (`nbdev.serve.proc_nbs(n_workers=n_workers, **kw)`), its warnings about cells that mix imports and code silenced."
+    from nbdev.serve import proc_nbs                                  # the docs' tools: development dependencies, loaded here
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        proc_nbs(n_workers=n_workers, **kw)
+
+# %% ../nbs/32_site.ipynb #d53bf9fd
+_CHILD = ("import json, os, sys; from checkeval.site import process_notebooks; process_notebooks(**json.loads(sys.argv[1])); "
+          "sys.stdout.flush(); sys.stderr.flush(); os._exit(0)")   # os._exit: leave without the shells' exit handlers
+
+def process_in_child(cwd=None, **kw):
+    "`process_notebooks(**kw)` in a child Python process (in `cwd`, default this one's) that leaves without running exit handlers; its error, if any, raised here."
+    r = subprocess.run([sys.executable, '-c', _CHILD, json.dumps(kw)], cwd=cwd, stderr=subprocess.PIPE, text=True)
+    if r.returncode: raise RuntimeError(f"nbdev's processing of the notebooks failed (exit status {r.returncode}):\n{r.stderr[-3000:]}")
+    if r.stderr: sys.stderr.write(r.stderr)
+
 # %% ../nbs/32_site.ipynb #f03963e0
-def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True, force:bool=False, n_workers:int=2, config=None) -> dict:
+def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True, force:bool=False, n_workers:int=0, config=None) -> dict:
     "`make docs`: nbdev's processing into `_proc/`, `stage_docs` into `docs` (default `_docs/`), MkDocs (`mkdocs.yml`) into `out` (default `_site/`); returns a report."
     import nbdev                                                      # the docs' tools: development dependencies, loaded here
     from nbdev.config import get_config
-    from nbdev.serve import proc_nbs
     from mkdocs.config import load_config
     from mkdocs.commands.build import build
     cfg, where = get_config(), docs_dirs()
@@ -246,9 +264,8 @@ def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True,
     t0 = time.time()
     if process:
         stamp, fresh = _keep_proc_cache(proc, Path(cfg.config_file), nbdev.__version__, Path(cfg.lib_path)/'_modidx.py')
-        with warnings.catch_warnings():   # nbdev warns about cells mixing imports and code
-            warnings.simplefilter('ignore')
-            proc_nbs(n_workers=n_workers, force=force or not (fresh or only), file_re='|'.join(f'^{re.escape(o)}$' for o in only) if only else '')
+        kw = dict(force=force or not (fresh or only), file_re='|'.join(f'^{re.escape(o)}$' for o in only) if only else '')
+        process_notebooks(n_workers, **kw) if n_workers else process_in_child(**kw)   # nbdev's pool, or one child (above)
         if not only: (proc/'.checkeval-config').write_text(stamp)   # a partial build leaves the other pages as they were
     t1 = time.time()
     nav = stage_docs(proc, docs, only)

@@ -23,7 +23,7 @@ def site(tmp_path_factory):
     "The whole site, built once per session into a temporary folder (the checkout's _site/ is left alone)."
     from checkeval.site import build_docs
     tmp = tmp_path_factory.mktemp('site')
-    report = build_docs(out=tmp/'_site', docs=tmp/'_docs', n_workers=2)
+    report = build_docs(out=tmp/'_site', docs=tmp/'_docs')
     print(f"\ndocs build: {report}")
     return Path(report['out']), report
 
