@@ -327,14 +327,15 @@ def asked_shares(responder, sel:pd.DataFrame, benchmark:str, dimension:str, mode
         out.append(np.mean([yes_probability(z, q, j, key) > 0.5 for q in asked[i].values()]))
     return np.asarray(out, dtype=float)
 
-# %% ../nbs/33_rehearse.ipynb #62594aab
-def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=1000) -> pd.DataFrame:
-    "One row per reported correlation of a simulated judge: reported value, planted value and interval, `passed`."
-    J = _runs_items(runs_root)
-    runs, rows = {k: g for k, g in J.groupby(['benchmark', 'method', 'variant', 'judge'], sort=False)} if len(J) else {}, []
-    want = corr[corr.judge.isin(judge_models) & corr.level.isin(CHECKED_LEVELS) & (corr.dimension != 'average')
-                & corr.statistic.isin(['pearson', 'spearman', 'kendall'])]
-    for (b, m, var, j, d), g in want.groupby(['benchmark', 'method', 'variant', 'judge', 'dimension']):
+# %% ../nbs/33_rehearse.ipynb #b01e38bd
+_CHECKS = {}   # what the workers of `planted_checks` read: set before they start, copied by fork (never pickled)
+
+def _group_checks(positions) -> list[tuple[int, dict]]:
+    "The check rows of the groups at `positions` of `_CHECKS['groups']`, each with its group's position."
+    s, out = _CHECKS, []
+    responder, judge_models, runs, J = s['responder'], s['judge_models'], s['runs'], s['J']
+    for pos in positions:
+        (b, m, var, j, d), g = s['groups'][pos]
         sel = runs.get((b, m, var, j), J.iloc[:0])
         sel = sel[sel.dimension.isin([d, 'none'])]
         dim = d if d in responder.index.dims.get(b, []) else ('quality' if 'quality' in responder.index.dims.get(b, []) else d)
@@ -351,11 +352,41 @@ def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n
         zf = exact if exact is not None else np.array([form_scores(z, form, scale, k, share, draw=n, units=units) for n in range(PLANTED_DRAWS)]) if form == 'checklist' else form_scores(z, form, scale, k)
         for r in g.itertuples():
             if len(h) < 3: continue
-            v, lo, hi = planted_interval(r.statistic, h, zf, systems, r.level, n_boot=n_boot)
-            rows.append(dict(benchmark=b, method=m, variant=var, judge=j, dimension=d, level=r.level, statistic=r.statistic,
+            v, lo, hi = planted_interval(r.statistic, h, zf, systems, r.level, n_boot=s['n_boot'])
+            out.append((pos, dict(benchmark=b, method=m, variant=var, judge=j, dimension=d, level=r.level, statistic=r.statistic,
                              form=form if form != 'checklist' else (f'checklist of {k}' if np.ndim(k) == 0 else f'checklist of {min(k)}-{max(k)}') + (', questions asked' if exact is not None else ''), reported=r.value, planted=round(v, 4), low=round(lo, 4), high=round(hi, 4), n_reported=r.n, n_planted=len(h),
-                             passed=bool(np.isfinite(r.value) and lo - REPORTED_TOL <= r.value <= hi + REPORTED_TOL)))
-    return pd.DataFrame(rows)
+                             passed=bool(np.isfinite(r.value) and lo - REPORTED_TOL <= r.value <= hi + REPORTED_TOL))))
+    return out
+
+# %% ../nbs/33_rehearse.ipynb #b3e1537a
+def _shards(groups, runs:dict, jobs:int) -> list[list[int]]:
+    """Positions of `groups` [((benchmark, method, variant, judge, dimension), rows)] shared out among `jobs` workers: the groups
+    of one run together (its answers are read once), the costliest runs first (items x checks), each to the least loaded worker."""
+    by_run = {}
+    for pos, (key, _) in enumerate(groups): by_run.setdefault(key[:4], []).append(pos)
+    cost = {k: max(1, len(runs.get(k, ()))) * sum(len(groups[p][1]) for p in ps) for k, ps in by_run.items()}
+    loads, shards = [0]*jobs, [[] for _ in range(jobs)]
+    for k in sorted(by_run, key=lambda k: -cost[k]):
+        w = loads.index(min(loads)); shards[w] += by_run[k]; loads[w] += cost[k]
+    return shards
+
+# %% ../nbs/33_rehearse.ipynb #62594aab
+def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=1000, jobs:int=1) -> pd.DataFrame:
+    """One row per reported correlation of a simulated judge: reported value, planted value and interval, `passed`. With `jobs` > 1
+    (on Linux) the runs' checks are shared out among forked worker processes (`_shards`); the rows come back in the same order."""
+    J = _runs_items(runs_root)
+    runs = {k: g for k, g in J.groupby(['benchmark', 'method', 'variant', 'judge'], sort=False)} if len(J) else {}
+    want = corr[corr.judge.isin(judge_models) & corr.level.isin(CHECKED_LEVELS) & (corr.dimension != 'average')
+                & corr.statistic.isin(['pearson', 'spearman', 'kendall'])]
+    groups = list(want.groupby(['benchmark', 'method', 'variant', 'judge', 'dimension']))
+    _CHECKS.update(responder=responder, judge_models=judge_models, runs=runs, J=J, n_boot=n_boot, groups=groups)
+    try:
+        if jobs > 1 and len(groups) > 1 and sys.platform == 'linux':
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context('fork')) as ex:
+                parts = list(ex.map(_group_checks, _shards(groups, runs, jobs)))
+        else: parts = [_group_checks(range(len(groups)))]
+    finally: _CHECKS.clear()
+    return pd.DataFrame([r for _, r in sorted((x for p in parts for x in p), key=lambda t: t[0])])
 
 # %% ../nbs/33_rehearse.ipynb #1fbcf630
 def _paper_runs(used, r, sel:pd.DataFrame) -> pd.DataFrame:
@@ -525,14 +556,14 @@ def rehearse(config=None, limit:int|None=None, judges:Sequence[str]|None=None, b
             t1 = time.time()
             results = run_rehearsal_points(points, jobs or settings_jobs(), progress, workers) if grid else []   # grid=False: the runs already there
             grid_s, requests = time.time() - t1, srv.stats()['answered']
-            paper_res = []
-            if papers:
-                paper_res = run_papers(force=True, executed_dir=out/'notebooks')
+            with ThreadPoolExecutor(1) as pre:   # what the checks read besides the papers' tables, read while the paper notebooks run
+                index = pre.submit(lambda: (_runs_items(out/'runs'), ItemIndex.from_benchmarks(benches))[1])
+                paper_res = run_papers(force=True, executed_dir=out/'notebooks') if papers else []
+                index = index.result()
             corr = reported_correlations(out/'figures') if papers else run_correlations(out/'runs', benches)
-            index = ItemIndex.from_benchmarks(benches)
             resp = PlantedResponder(index, planted_judges(planted))
             models = {v['judge']: m for m, v in planted.items()}
-            checks = planted_checks(corr, out/'runs', resp, models, n_boot=n_boot) if len(corr) else pd.DataFrame()
+            checks = planted_checks(corr, out/'runs', resp, models, n_boot=n_boot, jobs=jobs or settings_jobs()) if len(corr) else pd.DataFrame()
             agreement = planted_agreement_checks(reported_agreement(out/'figures'), out/'runs', resp, models, n_boot=min(n_boot, 300), used=corr) if papers else pd.DataFrame()
             if len(agreement): checks = pd.concat([checks, agreement.assign(level='item', statistic='krippendorff_alpha', judge=agreement.judge_group,
                                                                             variant='(paper runs)')], ignore_index=True)

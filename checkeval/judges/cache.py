@@ -126,15 +126,16 @@ def close(self:ResponseCache):
 
 # %% ../../nbs/03b_judges_cache.ipynb #6e097b91
 @patch
-def write(self:ResponseCache, answers:Sequence=(), failures:Sequence=()):
-    "In one transaction: store `answers` [(key, request, response, judge)] and log `failures` [(key, request, error, judge, attempts)]; drop their claims."
-    now, rows, frows = time.time(), [], []
+def write(self:ResponseCache, answers:Sequence=(), failures:Sequence=(), texts:dict[str, str]|None=None):
+    """In one transaction: store `answers` [(key, request, response, judge)] and log `failures` [(key, request, error, judge, attempts)];
+    drop their claims. `texts` {key: `canonical_request` text}: the texts the caller computed for the keys (not computed again)."""
+    now, rows, frows, texts = time.time(), [], [], texts or {}
     for key, req, resp, judge in answers:
         if not resp.ok: raise ValueError('only successful responses are cached')
         body = resp.model_copy(update={'cached': False, 'cache_key': key}).model_dump_json(exclude_none=True)
-        rows.append((key, judge, req.model, canonical_request(req), body, now))
+        rows.append((key, judge, req.model, texts.get(key) or canonical_request(req), body, now))
     for key, req, error, judge, attempts in failures:
-        frows.append((key, judge, req.model if req else None, error, attempts, now, canonical_request(req) if req else None))
+        frows.append((key, judge, req.model if req else None, error, attempts, now, (texts.get(key) or canonical_request(req)) if req else None))
     with self._tx() as c:
         c.executemany('INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?)', rows)
         c.executemany('INSERT INTO failures (key, judge, model, error, attempts, created, request) VALUES (?,?,?,?,?,?,?)', frows)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Sequence, Union
 from fastcore.basics import patch
 from ..settings import UserError, UnknownName, show_progress
-from .types import JudgeRequest, JudgeResponse, estimate_tokens, request_key
+from .types import JudgeRequest, JudgeResponse, canonical_request, estimate_tokens, request_key
 from .cache import ResponseCache, claim_owner
 
 # %% auto #0
@@ -152,13 +152,14 @@ def check_budget(self:Judge, requests):
 @patch
 def _lookup(self:Judge, requests, refresh):
     units = self._units(requests)
-    keys = [request_key(u) for _, u in units]
+    texts = [canonical_request(u) for _, u in units]    # computed once: the keys, then the cache's stored requests
+    keys = [request_key(t) for t in texts]
     todo = dict(zip(keys, (u for _, u in units)))
     cache = self.cache
     results = {} if (refresh or cache is None) else cache.get_many(todo)
     with self._usage_lock:
         self._usage['requests'] += len(units); self._usage['cached'] += sum(k in results for k in keys)
-    return units, keys, results, {k: r for k, r in todo.items() if k not in results}
+    return units, keys, results, {k: r for k, r in todo.items() if k not in results}, dict(zip(keys, texts))
 
 @patch
 def _assemble(self:Judge, requests, units, keys, results) -> list[JudgeResponse]:
@@ -179,8 +180,8 @@ def _assemble(self:Judge, requests, units, keys, results) -> list[JudgeResponse]
 def generate(self:Judge, requests:Sequence[JudgeRequest], desc:str|None=None, refresh:bool=False,
              progress:bool|None=None) -> list[JudgeResponse]:
     "Answer `requests` (same order), from the cache where possible; a failed request never raises."
-    units, keys, results, pending = self._lookup(requests, refresh)
-    if pending: _run_coro(self._execute(pending, results, desc, refresh, progress, n_cached=len(set(keys)) - len(pending)))
+    units, keys, results, pending, texts = self._lookup(requests, refresh)
+    if pending: _run_coro(self._execute(pending, results, desc, refresh, progress, n_cached=len(set(keys)) - len(pending), texts=texts))
     return self._assemble(requests, units, keys, results)
 
 # %% ../../nbs/03c_judges_engine.ipynb #60ff872f
@@ -188,24 +189,24 @@ def generate(self:Judge, requests:Sequence[JudgeRequest], desc:str|None=None, re
 async def agenerate(self:Judge, requests:Sequence[JudgeRequest], desc:str|None=None, refresh:bool=False,
                     progress:bool|None=None) -> list[JudgeResponse]:
     "`generate` for async code (`await judge.agenerate(requests)`): runs in the caller's event loop."
-    units, keys, results, pending = self._lookup(requests, refresh)
-    if pending: await self._execute(pending, results, desc, refresh, progress, n_cached=len(set(keys)) - len(pending))
+    units, keys, results, pending, texts = self._lookup(requests, refresh)
+    if pending: await self._execute(pending, results, desc, refresh, progress, n_cached=len(set(keys)) - len(pending), texts=texts)
     return self._assemble(requests, units, keys, results)
 
 # %% ../../nbs/03c_judges_engine.ipynb #ee2bc156
-def _flush(buf:dict, bar, cache, counts:dict):
-    "Write the replies buffered in `buf` to `cache` at once (group commit) and update the progress `bar` once."
+def _flush(buf:dict, bar, cache, counts:dict, texts:dict|None=None):
+    "Write the replies buffered in `buf` to `cache` at once (group commit; `texts`: the requests' canonical texts) and update the progress `bar` once."
     buf['scheduled'] = False
     if buf['ticks']:
         bar.set_postfix(counts, refresh=False); bar.update(buf['ticks']); buf['ticks'] = 0
     if not (buf['answers'] or buf['failures']): return
     a, f = buf['answers'], buf['failures']; buf['answers'], buf['failures'] = [], []
-    try: cache.write(a, f)
+    try: cache.write(a, f, texts)
     except Exception as e: buf['error'] = e
 
 # %% ../../nbs/03c_judges_engine.ipynb #7957c4ee
 @patch
-async def _execute(self:Judge, pending:dict, results:dict, desc, refresh, progress, n_cached=0):
+async def _execute(self:Judge, pending:dict, results:dict, desc, refresh, progress, n_cached=0, texts=None):
     from tqdm.auto import tqdm
     show = self.progress if progress is None else progress
     if show is None: show = show_progress()
@@ -226,7 +227,7 @@ async def _execute(self:Judge, pending:dict, results:dict, desc, refresh, progre
         if not buf['scheduled']:   # group commit and one progress update for everything finished in this loop iteration
             buf['scheduled'] = True; asyncio.get_running_loop().call_soon(flush)
 
-    def flush(): _flush(buf, bar, cache, counts)
+    def flush(): _flush(buf, bar, cache, counts, texts)
 
     owner = None
     try:

@@ -102,9 +102,9 @@ def canonical_request(req:JudgeRequest) -> str:
     return json.dumps(d, sort_keys=True, ensure_ascii=False, separators=(',', ':'))
 
 # %% ../../nbs/03_judges_types.ipynb #ce9ed88c
-def request_key(req:JudgeRequest) -> str:
-    "SHA-256 hex digest of `canonical_request(req)`."
-    return hashlib.sha256(canonical_request(req).encode('utf-8')).hexdigest()
+def request_key(req:JudgeRequest|str) -> str:
+    "SHA-256 hex digest of `canonical_request(req)` (`req` may be that text already: it is not computed twice)."
+    return hashlib.sha256((req if isinstance(req, str) else canonical_request(req)).encode('utf-8')).hexdigest()
 
 # %% ../../nbs/03_judges_types.ipynb #f2e8a860
 def estimate_tokens(text:str) -> int:
