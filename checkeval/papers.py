@@ -60,19 +60,21 @@ def merge_paper_rows() -> list[Path]:
     return sorted(set(out))
 
 # %% ../nbs/31e_papers.ipynb #062d84c0
-def longest_first(nbs:Sequence[Path]) -> list[Path]:
-    """The paper notebooks, longest first (by the seconds their last run took, else by size), so that the last to start is
-    a short one and the workers finish together: at the rehearsal's full size CheckEval's notebook alone takes about 10 minutes."""
+def longest_first(nbs:Sequence[Path], expected:dict|None=None) -> list[Path]:
+    """The paper notebooks, longest first (by the seconds their last run took, else by the `expected` seconds {stem: s}, else by
+    size), so that the last to start is a short one and the workers finish together: at the rehearsal's full size CheckEval's
+    and SEAL's notebooks take about 4 minutes each, and SEAL's is smaller than InteractEval's, which takes less."""
     def last(nb):
         sp = state_dir()/f'paper__{nb.stem}.json'
         try: return float(json.loads(sp.read_text()).get('seconds') or 0)
         except (OSError, ValueError): return 0.
-    return sorted(nbs, key=lambda nb: (-last(nb), -nb.stat().st_size, nb.name))
+    return sorted(nbs, key=lambda nb: (-(last(nb) or (expected or {}).get(nb.stem, 0)), -nb.stat().st_size, nb.name))
 
 # %% ../nbs/31e_papers.ipynb #be86e852
 def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:Sequence[str]|None=None,
-               executed_dir=None) -> list[dict]:
-    "Execute the paper notebooks whose inputs changed (executed copies in `executed_dir`, default `_runs/paper/`); returns one record per notebook."
+               executed_dir=None, expected:dict|None=None) -> list[dict]:
+    """Execute the paper notebooks whose inputs changed (executed copies in `executed_dir`, default `_runs/paper/`), longest first
+    (`longest_first`; `expected`: seconds per notebook for those never run here); returns one record per notebook."""
     import papermill as pm   # heavy: loaded only to run notebooks
     root = checkout_root()
     nbs = [nb for nb in paper_notebooks() if not only or nb.stem in only]
@@ -100,7 +102,7 @@ def run_papers(force:bool=False, jobs:int|None=None, kernel:str|None=None, only:
         sp.write_text(json.dumps(dict(paper=nb.stem, inputs=inputs, notebook=str(out), seconds=r['seconds']), indent=1))
         print(f"[papers] ok     {nb.stem} ({r['seconds']:.0f}s) → {out}", flush=True)
         return r
-    order = longest_first(nbs)
+    order = longest_first(nbs, expected)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex: done = dict(zip(order, ex.map(one, order)))
     res = [done[nb] for nb in nbs]
     merge_paper_rows()
