@@ -329,7 +329,6 @@ def asked_shares(responder, sel:pd.DataFrame, benchmark:str, dimension:str, mode
 
 # %% ../nbs/33_rehearse.ipynb #b01e38bd
 _CHECKS = {}   # what the workers of `planted_checks` read: set before they start, copied by fork (never pickled)
-
 def _group_checks(positions) -> list[tuple[int, dict]]:
     "The check rows of the groups at `positions` of `_CHECKS['groups']`, each with its group's position."
     s, out = _CHECKS, []
@@ -360,9 +359,8 @@ def _group_checks(positions) -> list[tuple[int, dict]]:
 
 # %% ../nbs/33_rehearse.ipynb #b3e1537a
 def _shards(groups, runs:dict, jobs:int) -> list[list[int]]:
-    """Positions of `groups` [((benchmark, method, variant, judge, dimension), rows)] shared out among `jobs` workers: the groups
-    of one run together (its answers are read once), the costliest runs first (items x checks), each to the least loaded worker."""
-    by_run = {}
+    "Positions of `groups` [((b, method, variant, judge, dim), rows)] per worker: a run's together, costliest first to the least loaded."
+    by_run = {}   # a run's groups on one worker: its answers file is read once
     for pos, (key, _) in enumerate(groups): by_run.setdefault(key[:4], []).append(pos)
     cost = {k: max(1, len(runs.get(k, ()))) * sum(len(groups[p][1]) for p in ps) for k, ps in by_run.items()}
     loads, shards = [0]*jobs, [[] for _ in range(jobs)]
@@ -372,8 +370,7 @@ def _shards(groups, runs:dict, jobs:int) -> list[list[int]]:
 
 # %% ../nbs/33_rehearse.ipynb #62594aab
 def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n_boot:int=1000, jobs:int=1) -> pd.DataFrame:
-    """One row per reported correlation of a simulated judge: reported value, planted value and interval, `passed`. With `jobs` > 1
-    (on Linux) the runs' checks are shared out among forked worker processes (`_shards`); the rows come back in the same order."""
+    "One row per reported correlation of a simulated judge: reported and planted value, interval, `passed` (`jobs` > 1: forked workers)."
     J = _runs_items(runs_root)
     runs = {k: g for k, g in J.groupby(['benchmark', 'method', 'variant', 'judge'], sort=False)} if len(J) else {}
     want = corr[corr.judge.isin(judge_models) & corr.level.isin(CHECKED_LEVELS) & (corr.dimension != 'average')
@@ -382,8 +379,7 @@ def planted_checks(corr:pd.DataFrame, runs_root, responder, judge_models:dict, n
     _CHECKS.update(responder=responder, judge_models=judge_models, runs=runs, J=J, n_boot=n_boot, groups=groups)
     try:
         if jobs > 1 and len(groups) > 1 and sys.platform == 'linux':
-            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context('fork')) as ex:
-                parts = list(ex.map(_group_checks, _shards(groups, runs, jobs)))
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context('fork')) as ex: parts = list(ex.map(_group_checks, _shards(groups, runs, jobs)))
         else: parts = [_group_checks(range(len(groups)))]
     finally: _CHECKS.clear()
     return pd.DataFrame([r for _, r in sorted((x for p in parts for x in p), key=lambda t: t[0])])
