@@ -553,7 +553,7 @@ def rehearse(config=None, limit:int|None=None, judges:Sequence[str]|None=None, b
             results = run_rehearsal_points(points, jobs or settings_jobs(), progress, workers) if grid else []   # grid=False: the runs already there
             grid_s, requests = time.time() - t1, srv.stats()['answered']
             with ThreadPoolExecutor(1) as pre:   # what the checks read besides the papers' tables, read while the paper notebooks run
-                index = pre.submit(lambda: (_runs_items(out/'runs'), ItemIndex.from_benchmarks(benches))[1])
+                pre.submit(_runs_items, out/'runs'); index = pre.submit(ItemIndex.from_benchmarks, benches)   # one thread: one after the other
                 paper_res = run_papers(force=True, executed_dir=out/'notebooks', expected=cfg.get('paper_seconds')) if papers else []
                 index = index.result()
             corr = reported_correlations(out/'figures') if papers else run_correlations(out/'runs', benches)
