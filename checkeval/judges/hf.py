@@ -14,6 +14,7 @@ from .types import Constraint, JudgeRequest, JudgeResponse, request_key
 from .engine import Judge, _chunks, register_backend
 from .forced import forced_run, read_reply, schema_of
 from .sampling import next_tokens, row_generator
+from .attention import use_sdpa_gqa
 
 # %% auto #0
 __all__ = ['HFBackend', 'HFJudge']
@@ -32,6 +33,7 @@ def _load_hf(path:str, device:str='cpu', dtype:str|None=None):
             tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
             kw = {'dtype': getattr(torch, dtype)} if dtype else {}
             model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, **kw).to(device).eval()
+            if device == 'cpu': use_sdpa_gqa(model)   # shared key heads handed to the kernel once (on a GPU it would drop to SDPA's slow path)
             if tok.pad_token_id is None: tok.pad_token = tok.eos_token
             _HF_MODELS[key] = (model, tok)
         return _HF_MODELS[key]
