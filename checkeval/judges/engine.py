@@ -35,6 +35,7 @@ class Judge:
     "Base class: a named model behind a backend, with cache, claims, budget and usage accounting."
     backend = 'base'
     is_async = False
+    greedy_ignores_seed = False   # True for a backend whose greedy reply never depends on the request's seed (hf)
 
     def __init__(self, name:str, model:str|None=None, group:str|None=None,
                  price_in:float=0., price_out:float=0.,      # USD per 1M input / output tokens
@@ -114,6 +115,8 @@ def _reserve(self:Judge, req:JudgeRequest) -> float|None:
 def _prepare(self:Judge, req:JudgeRequest) -> JudgeRequest:
     if not isinstance(req, JudgeRequest): req = JudgeRequest.model_validate(req)
     if req.model != self.model: req = req.model_copy(update={'model': self.model})
+    # a greedy reply this backend gives whatever the seed: the seed left out, so that the same prompt under another seed is asked once
+    if self.greedy_ignores_seed and req.temperature <= 0 and req.seed is not None: req = req.model_copy(update={'seed': None})
     return req
 
 @patch

@@ -78,6 +78,7 @@ def _budget_chunks(xs, size, max_rows:int, max_tokens:int):
 @register_backend('hf')
 class HFJudge(Judge):
     "A transformers causal LM served in-process: batched greedy generation, choice scoring, prefix KV reuse."
+    greedy_ignores_seed = True       # a greedy step takes the most likely token: the seed matters only to samples
     def __init__(self, name:str, model_path:str|Path|None=None, model:str|None=None, device:str='cpu', dtype:str|None=None,
                  prefix_reuse:bool=True, min_prefix_tokens:int=16, batch_size:int=32, suppress_special:bool=False,
                  prefix_fraction:float=0.5,      # a shared prefix is reused when it is at least this share of its prompts
