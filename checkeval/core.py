@@ -219,8 +219,18 @@ class Judgment(Keyed):
 # %% ../nbs/00_core.ipynb #278131d3
 R = TypeVar('R', bound=Record)
 
+try: import orjson as _orjson
+except ImportError: _orjson = None
+
+def _loads(line:str):
+    "One JSON document: orjson's parser where it is installed (about 3x quicker), json's for what orjson refuses (NaN, huge integers, errors)."
+    if _orjson is not None:
+        try: return _orjson.loads(line)
+        except _orjson.JSONDecodeError: pass
+    return json.loads(line)
+
 def _is_json(s):
-    try: json.loads(s); return True
+    try: _loads(s); return True
     except json.JSONDecodeError: return False
 
 def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
@@ -234,7 +244,7 @@ def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
                 raise DataError('truncated last line (no newline and not valid JSON)', path, i)
             if model is not None: yield model.from_json(line, path, i)
             else:
-                try: d = json.loads(line)
+                try: d = _loads(line)
                 except json.JSONDecodeError as e: raise DataError(f'invalid JSON: {e.msg} at column {e.colno}', path, i) from None
                 if not isinstance(d, dict): raise DataError(f'expected a JSON object, got {type(d).__name__}', path, i)
                 yield d

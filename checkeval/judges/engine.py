@@ -15,8 +15,8 @@ from .types import JudgeRequest, JudgeResponse, canonical_request, estimate_toke
 from .cache import ResponseCache, claim_owner
 
 # %% auto #0
-__all__ = ['PLACEHOLDER_ITEMS', 'BACKENDS', 'BudgetExceeded', 'Judge', 'FunctionJudge', 'schema_example', 'DryRunJudge',
-           'register_backend', 'backend_class']
+__all__ = ['PLACEHOLDER_ITEMS', 'BACKENDS', 'BudgetExceeded', 'run_async', 'Judge', 'FunctionJudge', 'schema_example',
+           'DryRunJudge', 'register_backend', 'backend_class']
 
 # %% ../../nbs/03c_judges_engine.ipynb #ab806fa2
 class BudgetExceeded(UserError, RuntimeError): "Raised by `Judge.check_budget` when an estimate exceeds the budget."
@@ -24,11 +24,17 @@ class BudgetExceeded(UserError, RuntimeError): "Raised by `Judge.check_budget` w
 def _chunks(xs, n):
     for i in range(0, len(xs), n): yield xs[i:i+n]
 
+def run_async(coro):
+    "Run `coro` to completion in a new event loop: uvloop's where it is installed (quicker sockets and callbacks), else asyncio's."
+    try: import uvloop
+    except ImportError: return asyncio.run(coro)
+    return uvloop.run(coro)
+
 def _run_coro(coro):
     "Run a coroutine to completion, also from inside a running event loop (Jupyter)."
     try: asyncio.get_running_loop()
-    except RuntimeError: return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as ex: return ex.submit(asyncio.run, coro).result()
+    except RuntimeError: return run_async(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as ex: return ex.submit(run_async, coro).result()
 
 # %% ../../nbs/03c_judges_engine.ipynb #097b9c5d
 class Judge:

@@ -137,9 +137,8 @@ _UNIT_LABEL = re.compile(r'(?m)^[ \t]*U\d+:[ \t]*')
 def lookup(self:ItemIndex, text:str):
     "The item whose whole evaluated text the prompt shows outside the item's own source (else the one it shows best, in pieces), or None."
     ws = text_words(_UNIT_LABEL.sub(' ', unpaired(text)))       # a text listed as units (`U1: ...` lines): the labels are not its words
-    hits, grams = Counter(), _grams(ws, self.n)
-    for refs in map(self._out.get, grams):
-        if refs: hits.update(refs)
+    grams = _grams(ws, self.n)
+    hits = Counter(itertools.chain.from_iterable(filter(None, map(self._out.get, grams))))   # counted in one call, not one per n-gram
     flat = ' ' + ' '.join(ws) + ' '
     short = sorted({r for w in self._short.keys() & set(ws) for key, refs in self._short[w].items()   # outputs under n words, by first word
                     if f' {key} ' in flat for r in refs})
@@ -151,7 +150,7 @@ def lookup(self:ItemIndex, text:str):
     def cut(s):
         if s not in outside: outside[s] = flat.replace(s, ' | ') if s.strip() else flat
         return outside[s]
-    def shown(r): return norm(r, 'output') in cut(src(r))
+    def shown(r): return (o := norm(r, 'output')) in flat and o in cut(src(r))   # a cut prompt's pieces are pieces of `flat`
     seen = {}                                                   # the prompt's n-grams outside a source, per source
     def pieces(r):
         s = src(r)

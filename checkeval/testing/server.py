@@ -13,6 +13,7 @@ from pathlib import Path
 from fastcore.basics import patch
 from aiohttp import web
 from ..judges import Constraint, JudgeRequest, get_judge
+from ..judges.engine import run_async
 
 # %% auto #0
 __all__ = ['hash_reply', 'chat_completion', 'token_logprob', 'judge_logprobs', 'ChatServer', 'judge_request', 'main']
@@ -436,7 +437,7 @@ async def serve(self:ChatServer, started:threading.Event|None=None):
 @patch
 def serve_forever(self:ChatServer):
     "Serve in this thread until interrupted."
-    try: asyncio.run(self.serve())
+    try: run_async(self.serve())
     except KeyboardInterrupt: pass
     finally: self.sock.close()
 
@@ -446,7 +447,7 @@ def start(self:ChatServer):
     "Serve in a background thread (its own event loop); returns self."
     started = threading.Event()
     def run():
-        try: asyncio.run(self.serve(started))
+        try: run_async(self.serve(started))
         except BaseException as e: self._start_error = e
         finally: started.set()
     self.thread = threading.Thread(target=run, daemon=True, name=f'ChatServer:{self.port}')
