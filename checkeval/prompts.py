@@ -15,7 +15,7 @@ from .core import DataError
 from .settings import ENV_PROMPTS, env, prompt_dirs
 
 # %% auto #0
-__all__ = ['PromptTemplate', 'find_template', 'load_template', 'list_templates', 'render', 'fence', 'numbered']
+__all__ = ['PromptTemplate', 'find_template', 'load_template', 'list_templates', 'render', 'fence', 'numbered', 'plural']
 
 # %% ../nbs/02_prompts.ipynb #c543f9c0
 _env = Environment(undefined=StrictUndefined, keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)
@@ -107,3 +107,17 @@ def numbered(items, start:int=1, fmt:str='Q{i}: {text}') -> str:
     return '\n'.join(fmt.format(i=i, text=getattr(x, 'text', x)) for i,x in enumerate(items, start))
 
 _env.filters['numbered'] = numbered
+
+# %% ../nbs/02_prompts.ipynb #f7b88df3
+def plural(label:str, n:int=2) -> str:
+    "`label` in the plural unless `n == 1`: the head noun (first word before ' of ', else the last word) takes -s, -es or -ies."
+    if n == 1 or not label: return label
+    words = label.split(' ')
+    i = words.index('of') - 1 if 'of' in words[1:] else len(words) - 1
+    w = words[i]
+    if re.search(r'[^aeiou]y$', w): w = w[:-1] + 'ies'
+    elif re.search(r'(s|sh|ch|x|z)$', w): w += 'es'
+    else: w += 's'
+    return ' '.join(words[:i] + [w] + words[i+1:])
+
+_env.filters['plural'] = plural
