@@ -185,7 +185,7 @@ def _stage_sources(docs:Path, lib:Path, root:Path, docmods:dict[str, str]) -> li
 
 # %% ../nbs/32_site.ipynb #a8f2c880
 def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
-    "Write MkDocs' input into `docs` (default `_docs/`) from the processed notebooks in `proc` (default `_proc/`), the module files, the README and figures/; returns the nav."
+    "Write MkDocs' input into `docs` (default `_docs/`) from the processed notebooks in `proc` (default `_proc/`), the module files, the README, PERFORMANCE.md and figures/; returns the nav."
     from nbdev.config import get_config
     cfg = get_config(); root = Path(cfg.config_path); lib = Path(cfg.lib_path)
     proc = Path(proc or docs_dirs()['proc']); docs = Path(docs or docs_dirs()['docs'])
@@ -211,12 +211,14 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     sources = _stage_sources(docs, lib, root, docmods)
     readme = root/'README.md'
     (docs/'index.md').write_text(readme.read_text() if readme.exists() else f'# {cfg.lib_name}\n')
+    perf = [{'Performance': 'PERFORMANCE.md'}] if (root/'PERFORMANCE.md').exists() else []   # the README links to it by that name
+    if perf: shutil.copy(root/'PERFORMANCE.md', docs/'PERFORMANCE.md')
     figs = root/'figures'; index = figs/'INDEX.md'
     if figs.exists(): shutil.copytree(figs, docs/'figures', ignore=shutil.ignore_patterns('INDEX.md'))
     pngs = sorted(p.relative_to(figs).as_posix() for p in figs.rglob('*.png')) if figs.exists() else []
     (docs/'reproduction.md').write_text(figures_page(index.read_text(), 'figures/', pngs) if index.exists() else
                                         '# Tables and figures\n\n`figures/INDEX.md` has not been generated yet: run `make reproduce`.\n')
-    return [{'Home': 'index.md'}, {'Tables and figures': 'reproduction.md'}, *[{s: v} for s, v in nav.items() if v], {'Module sources': sources}]
+    return [{'Home': 'index.md'}, {'Tables and figures': 'reproduction.md'}, *perf, *[{s: v} for s, v in nav.items() if v], {'Module sources': sources}]
 
 # %% ../nbs/32_site.ipynb #0dbc4174
 def nav_pages(nav) -> list[str]:
