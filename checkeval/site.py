@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/site.html.md"""
 
 # %% ../nbs/32_site.ipynb #c8ace9b2
 from __future__ import annotations
-import json, logging, os, posixpath, re, shutil, subprocess, sys, time, warnings
+import contextlib, copy, functools, json, logging, os, posixpath, re, shutil, subprocess, sys, time, tomllib, warnings
 from html.parser import HTMLParser
 from pathlib import Path
 import yaml
@@ -15,8 +15,8 @@ from .settings import docs_dirs
 
 # %% auto #0
 __all__ = ['split_frontmatter', 'stage_notebook', 'markdown_exporter', 'notebook_page', 'slug', 'page_url', 'link_rewriter',
-           'source_page', 'figures_page', 'stage_docs', 'nav_pages', 'process_notebooks', 'process_in_child',
-           'build_docs', 'page_links', 'check_links']
+           'source_page', 'figures_page', 'stage_docs', 'nav_pages', 'memo_toml', 'process_notebooks',
+           'process_in_child', 'build_docs', 'page_links', 'check_links']
 
 # %% ../nbs/32_site.ipynb #cc00da4d
 _CELL_KEYS = {'markdown': {'cell_type', 'id', 'metadata', 'source', 'attachments'}, 'raw': {'cell_type', 'id', 'metadata', 'source', 'attachments'},
@@ -236,11 +236,21 @@ def _keep_proc_cache(proc:Path, config_file:Path, version:str, modidx:Path|None=
     if fresh: os.utime(proc)
     return stamp, fresh
 
+# %% ../nbs/32_site.ipynb #e3b1a7c1
+@contextlib.contextmanager
+def memo_toml():
+    "Within the block, `tomllib.loads` parses each distinct text once; callers get a deep copy of the parsed value."
+    loads = tomllib.loads
+    parsed = functools.lru_cache(maxsize=16)(loads)
+    tomllib.loads = lambda s, **kw: copy.deepcopy(parsed(s, **kw))
+    try: yield parsed
+    finally: tomllib.loads = loads
+
 # %% ../nbs/32_site.ipynb #89ef7218
 def process_notebooks(n_workers:int=0, **kw):
-    "nbdev's processing of the notebooks into `_proc/` (`nbdev.serve.proc_nbs(n_workers=n_workers, **kw)`), its warnings about cells that mix imports and code silenced."
+    "nbdev's processing of the notebooks into `_proc/` (`nbdev.serve.proc_nbs(n_workers=n_workers, **kw)`), its warnings about cells that mix imports and code silenced, `pyproject.toml` parsed once (`memo_toml`)."
     from nbdev.serve import proc_nbs                                  # the docs' tools: development dependencies, loaded here
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), memo_toml():
         warnings.simplefilter('ignore')
         proc_nbs(n_workers=n_workers, **kw)
 

@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/judges_builtin.html.md"""
 
 # %% ../../nbs/03d_judges_builtin.ipynb #be20887b
 from __future__ import annotations
-import fcntl, hashlib, importlib.metadata, json, os, shutil, tempfile, threading
+import contextlib, fcntl, functools, hashlib, importlib.metadata, json, os, shutil, tempfile, threading
 from pathlib import Path
 from ..core import sha256_file
 from ..settings import UserError, models_dir
@@ -16,7 +16,7 @@ __all__ = ['SPECIAL', 'ANSWERS', 'NUMBERS', 'PUNCT', 'WORDS', 'CHAT_TEMPLATE', '
            'TINY_MAX_NEW_TOKENS', 'TINY_NUM_THREADS', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_GGUF',
            'SMOLLM2_GGUF_SIZE', 'SMOLLM2_GGUF_SHA256', 'SMOLLM2_MODEL_ID', 'SMOLLM2_INSTALL', 'tiny_vocab',
            'tiny_recipe_hash', 'make_tiny_tokenizer', 'tiny_path', 'build_tiny', 'ModelFileError', 'check_weight_file',
-           'smollm2_gguf', 'converted_ok', 'record_converted', 'convert_gguf', 'smollm2_path']
+           'smollm2_gguf', 'converted_ok', 'record_converted', 'shared_gguf_reads', 'convert_gguf', 'smollm2_path']
 
 # %% ../../nbs/03d_judges_builtin.ipynb #79fdc223
 SPECIAL = ['<pad>', '<unk>', '<s>', '</s>', '<|system|>', '<|user|>', '<|assistant|>', '<|end|>']
@@ -196,14 +196,25 @@ def record_converted(d:Path, **info) -> dict:
     (Path(d)/'checkeval-model.json').write_text(json.dumps(rec, indent=1))
     return rec
 
+# %% ../../nbs/03d_judges_builtin.ipynb #c7d1e2a1
+@contextlib.contextmanager
+def shared_gguf_reads():
+    "Within the block, `gguf.GGUFReader(path)` and `gguf.get_tensor_name_map(arch, n)` return one object per argument (read-only use)."
+    import gguf as g
+    reader, names = g.GGUFReader, g.get_tensor_name_map
+    g.GGUFReader, g.get_tensor_name_map = functools.lru_cache(maxsize=4)(reader), functools.lru_cache(maxsize=16)(names)
+    try: yield
+    finally: g.GGUFReader, g.get_tensor_name_map = reader, names
+
 # %% ../../nbs/03d_judges_builtin.ipynb #a68ae4e6
 def convert_gguf(gguf:Path, out:Path) -> Path:
     "Dequantise `gguf` into `out`: fp32 safetensors, tokenizer and chat template that transformers loads offline."
     import torch, transformers
     from transformers import AutoModelForCausalLM, AutoTokenizer
     gguf = Path(gguf)
-    tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    q = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+    with shared_gguf_reads():                                           # one read of the file, not three
+        tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        q = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
     cfg = q.config
     if hasattr(cfg, 'quantization_config'): del cfg.quantization_config   # plain fp32 weights once read
     model = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)   # a model transformers will save
