@@ -13,7 +13,10 @@ from pathlib import Path
 from fastcore.basics import patch
 from aiohttp import web
 from ..judges import Constraint, JudgeRequest, get_judge
+from ..core import _loads
 from ..judges.engine import run_async
+try: import orjson as _orjson
+except ImportError: _orjson = None
 
 # %% auto #0
 __all__ = ['hash_reply', 'chat_completion', 'token_logprob', 'judge_logprobs', 'ChatServer', 'judge_request', 'main']
@@ -300,11 +303,18 @@ async def _fault(self:ChatServer, request, handler):
     if fault == 'slow': await asyncio.sleep(self.slow_s)
     return await handler(request)
 
+# %% ../../nbs/05a_testing_server.ipynb #062e68b6
+def _json_text(obj) -> str:
+    "`obj` as the JSON text of a reply: orjson's writer where it is installed (several times quicker than json's), json's for what it refuses."
+    if _orjson is not None:
+        with contextlib.suppress(TypeError): return _orjson.dumps(obj).decode()
+    return json.dumps(obj)
+
 # %% ../../nbs/05a_testing_server.ipynb #3717a166
 @patch
 async def _chat(self:ChatServer, request):
     chat = request[_CHAT]
-    try: body = json.loads(chat.body)
+    try: body = _loads(chat.body)
     except json.JSONDecodeError: return _error(400, 'request body is not JSON', 'invalid_request_error')
     try:
         if self.mode == 'judge':      # queued for the model's thread, which takes every request waiting in one batch
@@ -321,7 +331,7 @@ async def _chat(self:ChatServer, request):
     with self.lock:
         self.answered += 1; self.by_key[chat.key] += 1
         if self.idempotent: self.delivered[chat.key] = out
-    return web.json_response(out)
+    return web.json_response(out, dumps=_json_text)
 
 @patch
 async def _stats(self:ChatServer, request): return web.json_response(self.stats())
