@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/checkeval.html.md"""
 
 # %% ../../nbs/10_checkeval.ipynb #6f0565ab
 from __future__ import annotations
-import ast, csv, io, json, math, re, statistics
+import ast, csv, functools, io, json, math, re, statistics
 from pathlib import Path
 from typing import Any, Iterable, Literal, Optional, Sequence
 import yaml
@@ -120,20 +120,17 @@ def _json_answers(text:str, n:int) -> list|None:
             for k in range(1, n + 1)]
 
 # %% ../../nbs/10_checkeval.ipynb #05eb25d6
-def parse_reply(text:str|None, n_questions:int) -> dict:
-    "Parse a checklist reply: `{'answers': [(value, reason), ...], 'mode': 'json'|'numbered'|'single'|'positional'|'none'}`."
-    n = int(n_questions)
-    if n <= 0: return {'answers': [], 'mode': 'none'}
-    if text is None: return {'answers': [(None, 'no reply')]*n, 'mode': 'none'}
-    text = _MD.sub('', str(text))
-    if not text.strip(): return {'answers': [(None, 'empty reply')]*n, 'mode': 'none'}
-    if (js := _json_answers(text, n)) is not None: return {'answers': js, 'mode': 'json'}
+@functools.lru_cache(maxsize=1 << 12)
+def _read_reply(text:str, n:int) -> tuple[tuple, str]:
+    "(answers, mode) of reply `text` to `n` > 0 questions, remembered: judges send the same few replies (`Q1: yes ...`) again and again."
+    text = _MD.sub('', text)
+    if not text.strip(): return ((None, 'empty reply'),)*n, 'none'
+    if (js := _json_answers(text, n)) is not None: return tuple(js), 'json'
     marks = _markers(text, n)
     if not marks:
-        if n == 1: return {'answers': [_segment_verdict(text)], 'mode': 'single'}
+        if n == 1: return (_segment_verdict(text),), 'single'
         pos = _positional(text, n)
-        if pos is not None: return {'answers': pos, 'mode': 'positional'}
-        return {'answers': [(None, 'missing')]*n, 'mode': 'none'}
+        return (tuple(pos), 'positional') if pos is not None else (((None, 'missing'),)*n, 'none')
     found: dict[int, list] = {}
     for i,(s,e,k) in enumerate(marks):
         if not 1 <= k <= n: continue
@@ -147,7 +144,15 @@ def parse_reply(text:str|None, n_questions:int) -> dict:
         if len(vals) == 1: res.append((vals.pop(), 'ok'))
         elif len(vals) == 2: res.append((None, 'conflicting duplicate'))
         else: res.append(got[-1])
-    return {'answers': res, 'mode': 'numbered'}
+    return tuple(res), 'numbered'
+
+def parse_reply(text:str|None, n_questions:int) -> dict:
+    "Parse a checklist reply: `{'answers': [(value, reason), ...], 'mode': 'json'|'numbered'|'single'|'positional'|'none'}`."
+    n = int(n_questions)
+    if n <= 0: return {'answers': [], 'mode': 'none'}
+    if text is None: return {'answers': [(None, 'no reply')]*n, 'mode': 'none'}
+    answers, mode = _read_reply(str(text), n)
+    return {'answers': list(answers), 'mode': mode}
 
 # %% ../../nbs/10_checkeval.ipynb #b3722564
 def parse_answers_detailed(text:str|None, n_questions:int) -> list[tuple[bool|None, str]]:
