@@ -504,7 +504,8 @@ def agreement_rows(frame:pd.DataFrame, groups:Mapping[str, Sequence[str]], unit:
     rows = []
     for gname, members in groups.items():
         for dim, sub in frame.groupby('dimension', sort=False):
-            present = [j for j in members if j in set(sub.judge)]
+            have = set(sub.judge.unique())      # once, not per member: a grid's answers are millions of rows
+            present = [j for j in members if j in have]
             if len(present) < 2: continue
             R = _pivot(sub[sub.judge.isin(present)], unit_cols, value_col, present)
             base = dict(benchmark=bm, method=me, judge_group=gname, dimension=dim, unit=unit, n_judges=len(present))

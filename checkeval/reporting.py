@@ -379,13 +379,14 @@ def answer_counts(path:str, stamp:tuple|None=None) -> tuple[int, int]:
     return n, parsed
 
 # %% ../nbs/30_reporting.ipynb #87044074
-def run_parse_rates(root=None, benchmarks:Sequence[str]|None=None) -> pd.DataFrame:
-    "Per (benchmark, method, variant, judge) of `benchmarks` (default all): answers asked, answers with a value, and their share (`parse_rate`)."
+def run_parse_rates(root=None, benchmarks:Sequence[str]|None=None, methods:Sequence[str]|None=None) -> pd.DataFrame:
+    """Per (benchmark, method, variant, judge) of `benchmarks` and `methods` (default all): answers asked, answers with a value,
+    and their share (`parse_rate`). Only the runs asked for are read (a rehearsal's SummEval answers are a gigabyte)."""
     cols = ['benchmark', 'method', 'variant', 'judge', 'answers', 'parsed', 'parse_rate']
-    rows, wanted = [], None if benchmarks is None else set(benchmarks)
+    rows, wanted, ms = [], None if benchmarks is None else set(benchmarks), None if methods is None else set(methods)
     for r in run_metas(root).itertuples():
         f = Path(r.path)/'answers.jsonl'
-        if (wanted is not None and r.benchmark not in wanted) or not f.exists(): continue
+        if (wanted is not None and r.benchmark not in wanted) or (ms is not None and r.method not in ms) or not f.exists(): continue
         n, parsed = answer_counts(str(f), file_stamp(f))
         rows.append(dict(benchmark=r.benchmark, method=r.method, variant=r.variant, judge=r.judge, answers=n, parsed=parsed))
     if not rows: return pd.DataFrame(columns=cols)
@@ -423,7 +424,9 @@ def _with_facts(t:pd.DataFrame, r:pd.DataFrame, key:list[str], cols:list[str], d
     per_item = r[r.dimension != 'average'] if (r.dimension != 'average').any() else r
     ncol = 'n_items' if 'n_items' in per_item and per_item.n_items.notna().all() else 'n'
     t['n'] = per_item.groupby(key)[ncol].agg(_span).reindex(t.index)
-    pr = run_parse_rates(root, sorted(set(r.benchmark)) if 'benchmark' in r else None)   # the answers of this table's benchmarks only
+    # the answers of this table's benchmarks (and methods, when rows are keyed by method: no other run can match a row) only
+    pr = run_parse_rates(root, sorted(set(r.benchmark)) if 'benchmark' in r else None,
+                         set(r.method) if 'method' in key and 'method' in r else None)
     if len(pr):
         agg = pr.groupby(key)[['answers', 'parsed']].sum()
         rate = (agg.parsed/agg.answers.where(agg.answers > 0)).round(3)
