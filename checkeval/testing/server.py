@@ -13,10 +13,8 @@ from pathlib import Path
 from fastcore.basics import patch
 from aiohttp import web
 from ..judges import Constraint, JudgeRequest, get_judge
-from ..core import _loads
+from ..core import _dumps, _loads
 from ..judges.engine import run_async
-try: import orjson as _orjson
-except ImportError: _orjson = None
 
 # %% auto #0
 __all__ = ['hash_reply', 'chat_completion', 'token_logprob', 'judge_logprobs', 'ChatServer', 'judge_request', 'main']
@@ -303,13 +301,6 @@ async def _fault(self:ChatServer, request, handler):
     if fault == 'slow': await asyncio.sleep(self.slow_s)
     return await handler(request)
 
-# %% ../../nbs/05a_testing_server.ipynb #062e68b6
-def _json_text(obj) -> str:
-    "`obj` as the JSON text of a reply: orjson's writer where it is installed (several times quicker than json's), json's for what it refuses."
-    if _orjson is not None:
-        with contextlib.suppress(TypeError): return _orjson.dumps(obj).decode()
-    return json.dumps(obj)
-
 # %% ../../nbs/05a_testing_server.ipynb #3717a166
 @patch
 async def _chat(self:ChatServer, request):
@@ -331,7 +322,7 @@ async def _chat(self:ChatServer, request):
     with self.lock:
         self.answered += 1; self.by_key[chat.key] += 1
         if self.idempotent: self.delivered[chat.key] = out
-    return web.json_response(out, dumps=_json_text)
+    return web.Response(body=_dumps(out), content_type='application/json', charset='utf-8')
 
 @patch
 async def _stats(self:ChatServer, request): return web.json_response(self.stats())
