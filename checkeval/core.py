@@ -249,7 +249,7 @@ def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
                 if not isinstance(d, dict): raise DataError(f'expected a JSON object, got {type(d).__name__}', path, i)
                 yield d
 
-# %% ../nbs/00_core.ipynb #6f26c4ab
+# %% ../nbs/00_core.ipynb #759bb229
 def _dumps(obj) -> bytes:
     "`obj` as JSON bytes: orjson's writer where it is installed (a 4 KB chat request: about 2 us against json's 45, measured), json's for what it refuses (keys that are not strings, huge integers)."
     if _orjson is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib, re
 
 # %% auto #0
-__all__ = ['prompt_lists', 'bind_prompt_lists', 'prompt_scale', 'tail_facts', 'unpaired']
+__all__ = ['prompt_lists', 'bind_prompt_lists', 'prompt_scale', 'DigestMemo', 'tail_facts', 'unpaired']
 
 # %% ../../nbs/05c_testing_prompt_lists.ipynb #c0a70a7b
 _ENTRY = re.compile(r'^\s*(?:[-*]|\d+[.)])\s+(\S.*)$')
@@ -74,6 +74,21 @@ def prompt_scale(text:str) -> tuple[int, int]|None:
     found = [f for f in found if f[1] < f[2] <= 100]
     return max(found)[1:] if found else None
 
+# %% ../../nbs/05c_testing_prompt_lists.ipynb #91b3c4c4
+class DigestMemo:
+    """`fn(*args)` computed once per text and remembered by a 16-byte digest of the text (prompts run to kilobytes; every judge
+    of a grid sends the same ones), for up to `size` texts, then forgotten all at once (`size` 0: nothing remembered)."""
+    def __init__(self, size:int): self.size, self._kept = size, {}
+    def __len__(self): return len(self._kept)
+    def __call__(self, text:str, fn, *args):
+        if self.size <= 0: return fn(*args)
+        k = hashlib.blake2b(text.encode(), digest_size=16).digest()
+        if (hit := self._kept.get(k)) is not None: return hit
+        hit = fn(*args)
+        if len(self._kept) >= self.size: self._kept.clear()
+        self._kept[k] = hit
+        return hit
+
 # %% ../../nbs/05c_testing_prompt_lists.ipynb #b1590833
 _GENERATE = re.compile(r'numbered list of questions|holds the questions|do not answer the questions|one question per line|write (?:a |the |new |additional )?'
                        r'(?:checklist|key points|key questions|sub-questions|questions|considerations|components)|"considerations"|"components"', re.I)
@@ -81,25 +96,23 @@ _YESNO_ONE = re.compile(r'single word|one word|with (?:yes|no) or (?:yes|no)\b|\
 _LIST_FORM = re.compile(r'\bQ1\b|one line per|by (?:its|the \w+\'s) number')
 _RATING_LABEL = re.compile(r'(?:exact form|written as|last line)[^\n]*?:?\s*\n?\s*"?([A-Z][A-Za-z ]{1,20}):\s*(?:<|N\b|\d)')
 
-_TAILS, _TAILS_KEPT = {}, 1 << 18
+_TAILS = DigestMemo(1 << 18)
 
 def tail_facts(tail:str) -> dict:
     """What the end of a prompt (its last 1,500 characters) asks for, as `answer` reads it. Every judge of a grid sends the same
     prompts, so the searches run once per prompt text (they were two thirds of a remembered prompt's reply, 0.37 ms, measured),
-    remembered by a digest of the text for up to 262,144 texts: a SummEval CheckEval point asks 23,190 different ones,
-    which a least-recently-used cache of 16,384 dropped before the next judge sent them again (a fifth of the server's time)."""
-    k = hashlib.blake2b(tail.encode(), digest_size=16).digest()
-    if (hit := _TAILS.get(k)) is not None: return hit
+    remembered for up to 262,144 texts: a SummEval CheckEval point asks 23,190 different ones, which a least-recently-used
+    cache of 16,384 dropped before the next judge sent them again (a fifth of the server's time)."""
+    return _TAILS(tail, _tail_facts, tail)
+
+def _tail_facts(tail:str) -> dict:
     low, lab = tail.lower(), _RATING_LABEL.search(tail)
-    hit = dict(json=re.search(r'\bjson\b', tail, re.I) is not None, generate=_GENERATE.search(tail) is not None,
-               about_answer='answer' in low, unit_lines='one line per unit' in tail,
-               unit_digits=re.search(r'^U1:\s*[01]\s*$', tail, re.M) is not None, answer_list=_LIST_FORM.search(tail) is not None,
-               q1=re.search(r'\bQ1\b', tail) is not None, yes_no=_YESNO_ONE.search(tail) is not None, says_yes='yes' in low,
-               capital_yes=re.search(r'\bYes\b', tail) is not None, scale=prompt_scale(tail), rating_label=lab.group(1) if lab else None,
-               last_question=next((l for l in reversed(tail.splitlines()) if l.strip().endswith('?')), tail))
-    if len(_TAILS) >= _TAILS_KEPT: _TAILS.clear()
-    _TAILS[k] = hit
-    return hit
+    return dict(json=re.search(r'\bjson\b', tail, re.I) is not None, generate=_GENERATE.search(tail) is not None,
+                about_answer='answer' in low, unit_lines='one line per unit' in tail,
+                unit_digits=re.search(r'^U1:\s*[01]\s*$', tail, re.M) is not None, answer_list=_LIST_FORM.search(tail) is not None,
+                q1=re.search(r'\bQ1\b', tail) is not None, yes_no=_YESNO_ONE.search(tail) is not None, says_yes='yes' in low,
+                capital_yes=re.search(r'\bYes\b', tail) is not None, scale=prompt_scale(tail), rating_label=lab.group(1) if lab else None,
+                last_question=next((l for l in reversed(tail.splitlines()) if l.strip().endswith('?')), tail))
 
 # %% ../../nbs/05c_testing_prompt_lists.ipynb #a2ac4466
 _PAIR = re.compile(r'(?m)^[ \t]*U\d+:[ \t]*"(.*)" → "(.*)"[ \t]*$')

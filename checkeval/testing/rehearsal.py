@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Sequence
 import numpy as np
-from .prompt_lists import bind_prompt_lists, prompt_lists, prompt_scale, tail_facts, unpaired
+from .prompt_lists import DigestMemo, bind_prompt_lists, prompt_lists, prompt_scale, tail_facts, unpaired
 from .server import ChatServer, chat_completion, token_logprob
 from ..data import load_benchmark
 
@@ -376,7 +376,7 @@ class PlantedResponder:
     def __init__(self, index:ItemIndex, judges:dict|None=None, default:PlantedJudge|None=None, memo_size:int=200_000):
         self.index, self.judges = index, dict(judges or {})
         self.default = default or PlantedJudge('default')
-        self.counts, self.memo_size, self._memo, self._forms = Counter(), memo_size, {}, {}
+        self.counts, self._memo, self._forms = Counter(), DigestMemo(memo_size), DigestMemo(memo_size)
 
     def judge(self, model:str) -> PlantedJudge:
         "The simulated judge answering under `model` (an unknown name gets the default noise, a group of its own)."
@@ -408,32 +408,25 @@ def _sentences(t) -> list[str]: return [x.strip() for x in re.split(r'(?<=[.!?])
 @patch
 def recognise(self:PlantedResponder, text:str) -> tuple:
     "(item, dimension, its sentences) a prompt shows, remembered by a digest of the prompt: every judge of a grid sends the same prompts."
-    k = hashlib.blake2b(text.encode(), digest_size=16).digest() if self.memo_size > 0 else None
-    hit = self._memo.get(k)
-    if hit is None:
-        item = self.index.lookup(text)
-        dim = self.index.dimension_of(item.benchmark, text, item) if item is not None else None
-        sents = {'output': _sentences(item.output), 'source': _sentences(item.source or item.context),
-                 'reference': _sentences(item.reference)} if item is not None else None
-        hit = (item, dim, sents)
-        if self.memo_size > 0:
-            if len(self._memo) >= self.memo_size: self._memo.clear()
-            self._memo[k] = hit
-    return hit
+    return self._memo(text, self._recognise, text)
+
+@patch
+def _recognise(self:PlantedResponder, text:str) -> tuple:
+    item = self.index.lookup(text)
+    dim = self.index.dimension_of(item.benchmark, text, item) if item is not None else None
+    sents = {'output': _sentences(item.output), 'source': _sentences(item.source or item.context),
+             'reference': _sentences(item.reference)} if item is not None else None
+    return item, dim, sents
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #378573e6
 @patch
 def prompt_form(self:PlantedResponder, last:str) -> tuple[list, int|None, list|None]:
     "(the questions of a prompt's last message, the entries a list must have when it says, the units it lists), remembered like `recognise`: the same for every judge."
-    k = hashlib.blake2b(last.encode(), digest_size=16).digest() if self.memo_size > 0 else None
-    hit = self._forms.get(k)
-    if hit is None:
-        size = re.search(r'has (\d+) entr', last[-1500:])
-        hit = (prompt_questions(last), int(size.group(1)) if size else None, prompt_units(last))
-        if k is not None:
-            if len(self._forms) >= self.memo_size: self._forms.clear()
-            self._forms[k] = hit
-    return hit
+    return self._forms(last, _prompt_form, last)
+
+def _prompt_form(last:str) -> tuple[list, int|None, list|None]:
+    size = re.search(r'has (\d+) entr', last[-1500:])
+    return prompt_questions(last), int(size.group(1)) if size else None, prompt_units(last)
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #e6a630a0
 from .server import _choices_of
