@@ -1,4 +1,4 @@
-"""Correlation with human judgments (sample, summary, turn and system levels, bootstrap CIs, Williams and Fisher tests), agreement between judges and system rankings; the analyses across many judges are in `checkeval.analyses`.
+"""Correlation with human judgments (sample, summary, turn and system levels, bootstrap CIs, Williams and Fisher tests), agreement between judges; system rankings are in `checkeval.rankings`, the analyses across many judges in `checkeval.analyses`.
 
 Docs: https://checkeval.github.io/checkeval/metaeval.html.md"""
 
@@ -11,15 +11,13 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 import numpy as np, pandas as pd
 from scipy import stats as _ss
-from .data import load_arena_elo
 
 # %% auto #0
 __all__ = ['STATISTICS', 'LEVELS', 'ROW_FUNCS', 'WEIGHTED_FUNCS', 'MIN_ITEMS', 'CORRELATION_COLUMNS', 'AVERAGE_KEYS',
            'AGREEMENT_COLUMNS', 'pearson_rows', 'spearman_rows', 'kendall_rows', 'correlation', 'level_correlations',
            'williams_test', 'fisher_z_test', 'paired_bootstrap', 'rescale', 'rescaled_mae', 'human_frame',
            'attach_human', 'dimension_average', 'correlation_rows', 'records_frame', 'krippendorff_alpha',
-           'fleiss_kappa', 'exact_match', 'agreement_average', 'agreement_rows', 'ranking_correlation',
-           'pairwise_outcomes', 'pairwise_agreement', 'arena_ranking_correlation', 'bradley_terry']
+           'fleiss_kappa', 'exact_match', 'agreement_average', 'agreement_rows']
 
 # %% ../nbs/20_metaeval.ipynb #082cc2e2
 STATISTICS = ('pearson', 'spearman', 'kendall')
@@ -65,13 +63,25 @@ def _pair_signs(v) -> np.ndarray:
     s = np.sign(d, out=d); s[np.isnan(s)] = 0
     return s.astype(np.int8)
 
+def _kendall_counts(x, y):
+    """(concordant minus discordant ordered pairs, ordered pairs not tied on x, on y) of two vectors without NaN, as int64 arrays
+    of one element: the signs taken on ranks (int16: a fifth of the float path's time for 1,600 items), the ties from class sizes."""
+    n, t = len(x), np.int16 if len(x) < 2**15 else np.int64
+    (_, rx, cx), (_, ry, cy) = (np.unique(v, return_inverse=True, return_counts=True) for v in (x, y))
+    rx, ry = rx.astype(t), ry.astype(t)
+    num = (np.sign(rx[:, None] - rx[None]) * np.sign(ry[:, None] - ry[None])).sum(dtype=np.int64)
+    untied = lambda c: n*n - (c.astype(np.int64)**2).sum()
+    return np.array([num]), np.array([untied(cx)]), np.array([untied(cy)])
+
 def kendall_rows(x, y) -> np.ndarray:
     "Kendall tau-b of each row pair (all pairs compared at once, O(B n^2) memory); NaN where undefined."
     x, y = _as2d(x), _as2d(y)
     x, y, m = _pair_mask(x, y)
     ok = _nonconstant(x, m) & _nonconstant(y, m)
-    sx, sy = _pair_signs(x), _pair_signs(y)
-    num, dx, dy = (sx * sy).sum((1, 2), dtype=np.int64), np.count_nonzero(sx, axis=(1, 2)), np.count_nonzero(sy, axis=(1, 2))
+    if x.shape[0] == 1 and not (np.isnan(x).any() or np.isnan(y).any()): num, dx, dy = _kendall_counts(x[0], y[0])
+    else:
+        sx, sy = _pair_signs(x), _pair_signs(y)
+        num, dx, dy = (sx * sy).sum((1, 2), dtype=np.int64), np.count_nonzero(sx, axis=(1, 2)), np.count_nonzero(sy, axis=(1, 2))
     with np.errstate(invalid='ignore', divide='ignore'):
         t = num / np.sqrt(dx * dy)                 # whole numbers until here: the same value however they are summed
     return np.where(ok, np.clip(t, -1, 1), np.nan)
@@ -85,8 +95,10 @@ def correlation(x, y, statistic:str='pearson') -> float:
     return float(ROW_FUNCS[statistic](np.asarray(x, float)[None], np.asarray(y, float)[None])[0])
 
 # %% ../nbs/20_metaeval.ipynb #943dfff9
-def _wpearson(W, x, y):
-    "Pearson r of (x, y) under each row of item weights W (B, N)."
+def _wpearson(W, x, y, groups=None):
+    """Pearson r of (x, y) under each row of item weights W (B, N); with `groups` (N,), W holds one column per group and
+    item i weighs W[:, groups[i]] (a bootstrap that resamples groups)."""
+    if groups is not None: W = W[:, groups]
     sw = W.sum(1)
     mx, my = W @ x / sw, W @ y / sw
     cxy = W @ (x * y) / sw - mx * my
@@ -95,34 +107,60 @@ def _wpearson(W, x, y):
         r = cxy / np.sqrt(vx * vy)
     return np.where((vx > 1e-12) & (vy > 1e-12), np.clip(r, -1, 1), np.nan)
 
-def _class_weights(W, x):
-    "(the weight of each tie class of `x` under each row of W, each item's class)."
+def _class_weights(W, x, groups=None):
+    """(the weight of each tie class of `x` under each row of W, each item's class). With `groups`, W (B, G) weighs groups
+    and a class weighs its items counted per group times the groups' weights: (B, G) work, not (B, N)."""
     vals, cls = np.unique(x, return_inverse=True)
+    if groups is not None and W.shape[1]*len(vals) > 16*len(x): W, groups = W[:, groups], None   # many classes: the items' sums are quicker
+    if groups is not None:
+        G = W.shape[1]
+        return W @ np.bincount(groups*len(vals) + cls, minlength=G*len(vals)).reshape(G, len(vals)).astype(float), cls
     order = np.argsort(cls, kind='stable')                 # each class's items side by side, summed in one call
     return np.add.reduceat(W[:, order], np.searchsorted(cls[order], np.arange(len(vals))), axis=1), cls
 
-def _wranks(W, x):
+def _wranks(W, x, groups=None):
     "Mid-ranks of each item in the weighted sample (items with weight 0 get an unused rank)."
-    C, cls = _class_weights(W, x)
+    C, cls = _class_weights(W, x, groups)
     below = np.cumsum(C, 1) - C
     return (below + (C + 1) / 2)[:, cls]
 
-def _wspearman(W, x, y):
-    rx, ry = _wranks(W, x), _wranks(W, y)
-    sw = W.sum(1)
-    mx, my = (W * rx).sum(1) / sw, (W * ry).sum(1) / sw
-    cxy = (W * rx * ry).sum(1) / sw - mx * my
-    vx, vy = (W * rx * rx).sum(1) / sw - mx * mx, (W * ry * ry).sum(1) / sw - my * my
+# %% ../nbs/20_metaeval.ipynb #3df03e49
+def _by_group(W, groups, n:int):
+    "(W, groups) as given where the groups are fewer than half the `n` items; else W with one column per item and no groups."
+    return (W[:, groups], None) if groups is not None and 2*W.shape[1] > n else (W, groups)
+
+def _wspearman(W, x, y, groups=None):
+    """Weighted Spearman rho under each row of W. With `groups` and few tie classes, the sums run over the classes and the (x, y)
+    class pairs instead of the items: ranks are halves and weights whole numbers, so every sum is exact and the items' own."""
+    W, groups = _by_group(W, groups, len(x))
+    if groups is not None:
+        cx, cy = (np.unique(v, return_inverse=True)[1] for v in (x, y))
+        K = cy.max() + 1
+        pairs, pc = np.unique(cx * K + cy, return_inverse=True)                # the (x class, y class) pairs the items fall in
+        if W.shape[1]*len(pairs) > 16*len(x): W, groups = W[:, groups], None    # many pairs: the items' sums are quicker
+    if groups is None:
+        rx, ry = _wranks(W, x), _wranks(W, y)
+        sw = W.sum(1)
+        sx, sy = (W * rx).sum(1), (W * ry).sum(1)
+        sxy, sxx, syy = (W * rx * ry).sum(1), (W * rx * rx).sum(1), (W * ry * ry).sum(1)
+    else:
+        Cx, Cy, CP = (_class_weights(W, v, groups)[0] for v in (x, y, pc.astype(float)))
+        Rx, Ry = (np.cumsum(C, 1) - C + (C + 1) / 2 for C in (Cx, Cy))          # each tie class's mid-rank
+        sw = Cx.sum(1)
+        sx, sy, sxy = (Cx * Rx).sum(1), (Cy * Ry).sum(1), (CP * Rx[:, pairs // K] * Ry[:, pairs % K]).sum(1)
+        sxx, syy = (Cx * Rx * Rx).sum(1), (Cy * Ry * Ry).sum(1)
+    mx, my = sx / sw, sy / sw
+    cxy = sxy / sw - mx * my
+    vx, vy = sxx / sw - mx * mx, syy / sw - my * my
     with np.errstate(invalid='ignore', divide='ignore'):
         r = cxy / np.sqrt(vx * vy)
     return np.where((vx > 1e-9) & (vy > 1e-9), np.clip(r, -1, 1), np.nan)
 
-
 # %% ../nbs/20_metaeval.ipynb #b34c9a3d
-def _untied(W, v):
-    "Weighted ordered pairs not tied on `v` under each row of W: (Σw)² minus each tie class's (Σw)²."
-    C = _class_weights(W, v)[0]
-    return W.sum(1)**2 - (C * C).sum(1)
+def _untied(W, v, groups=None):
+    "Weighted ordered pairs not tied on `v` under each row of W (of groups, with `groups`): (Σw)² minus each tie class's (Σw)²."
+    C = _class_weights(W, v, groups)[0]
+    return (W.sum(1) if groups is None else C.sum(1))**2 - (C * C).sum(1)
 
 def _sign_products(x, y) -> np.ndarray:
     """sign(x_i - x_j)·sign(y_i - y_j) for every pair (i, j), as float32. Computed on the values' ranks (small integers: a tenth of
@@ -132,11 +170,23 @@ def _sign_products(x, y) -> np.ndarray:
     rx, ry = (np.unique(v, return_inverse=True)[1].astype(t) for v in (x, y))
     return (np.sign(rx[:, None] - rx[None]) * np.sign(ry[:, None] - ry[None])).astype(np.float32)
 
-def _wkendall(W, x, y):
-    "Kendall tau-b under each row of W: concordant minus discordant pairs in one float32 product (sums of small integers, exact); the ties from the class sums."
-    W32 = W.astype(np.float32)
+def _group_sums(S, groups, G:int) -> np.ndarray:
+    "The (G, G) sums of the (N, N) matrix `S` over each pair of groups (`groups`: each item's group, every one of 0..G-1 present), in float64."
+    order = np.argsort(groups, kind='stable')
+    starts = np.searchsorted(groups[order], np.arange(G))
+    return np.add.reduceat(np.add.reduceat(S[order], starts, axis=0).astype(np.float64)[:, order], starts, axis=1)
+
+def _wkendall(W, x, y, groups=None):
+    """Kendall tau-b under each row of W: concordant minus discordant pairs in one product (sums of small integers, exact); the ties
+    from the class sums. With `groups` (fewer than half as many as items) the pairs are first summed per pair of groups, so the
+    product is (B, G, G), not (B, N, N): the same whole numbers."""
     S = _sign_products(x, y)
-    num, dx, dy = ((W32 @ S) * W32).sum(1, dtype=np.float64), _untied(W, x), _untied(W, y)
+    W, groups = _by_group(W, groups, len(x))
+    if groups is None:
+        W32 = W.astype(np.float32)
+        num = ((W32 @ S) * W32).sum(1, dtype=np.float64)
+    else: num = ((W @ _group_sums(S, groups, W.shape[1])) * W).sum(1)
+    dx, dy = _untied(W, x, groups), _untied(W, y, groups)
     with np.errstate(invalid='ignore', divide='ignore'):
         t = num / np.sqrt(dx * dy)
     return np.where((dx > 0) & (dy > 0), np.clip(t, -1, 1), np.nan)
@@ -168,10 +218,10 @@ def _boot_group_weights(n_groups, n_boot, rng):
 # %% ../nbs/20_metaeval.ipynb #924670cb
 def _sample_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_missing) -> list[dict]:
     "Pooled correlations (sample and turn levels); the bootstrap resamples groups."
-    W = _boot_group_weights(g_codes.max() + 1, n_boot, rng)[:, g_codes] if n_boot else None
+    W = _boot_group_weights(g_codes.max() + 1, n_boot, rng) if n_boot else None
     rows = []
     for s in statistics:
-        lo, hi = _ci(WEIGHTED_FUNCS[s](W, x, y), alpha) if n_boot else (np.nan, np.nan)
+        lo, hi = _ci(WEIGHTED_FUNCS[s](W, x, y, g_codes), alpha) if n_boot else (np.nan, np.nan)
         rows.append(dict(statistic=s, value=correlation(x, y, s), ci_low=lo, ci_high=hi, n=len(x), n_skipped=n_missing, n_items=len(x)))
     return rows
 
@@ -290,7 +340,7 @@ def paired_bootstrap(metric_a, metric_b, human, groups, systems=None, level:str=
     g = pd.factorize(np.asarray(groups)[keep])[0]; G = g.max() + 1
     W = _boot_group_weights(G, n_boot, np.random.default_rng(seed))
     def boot(x):
-        if level in ('sample', 'turn'): return WEIGHTED_FUNCS[statistic](W[:, g], x, h)
+        if level in ('sample', 'turn'): return WEIGHTED_FUNCS[statistic](W, x, h, g)
         if level == 'summary':
             per = ROW_FUNCS[statistic](_group_matrix(g, x, G), _group_matrix(g, h, G))
             valid = ~np.isnan(per)
@@ -517,76 +567,3 @@ def agreement_rows(frame:pd.DataFrame, groups:Mapping[str, Sequence[str]], unit:
     res = pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
     if average and res.dimension.nunique() > 1: res = pd.concat([res, agreement_average(res)], ignore_index=True)
     return res[AGREEMENT_COLUMNS]
-
-# %% ../nbs/20_metaeval.ipynb #9ebed0a7
-def ranking_correlation(system_scores:Mapping[str, float]|pd.Series, reference:Mapping[str, float]|pd.Series,
-                        min_items:int|None=None) -> pd.DataFrame:
-    """Kendall tau-b and Spearman between per-system scores and a reference ranking score (e.g. Arena Elo), with `n`.
-
-    With `min_items` (a table passes `MIN_ITEMS`), a ranking of fewer systems gets value NaN and a `note`; without it the
-    value is kept (resampling loops and the method's own checks need it)."""
-    a, b = pd.Series(system_scores, dtype=float), pd.Series(reference, dtype=float)
-    common = a.index.intersection(b.index)
-    if len(common) < 3: raise ValueError(f'only {len(common)} systems in common; need at least 3')
-    few = min_items is not None and len(common) < min_items
-    note = {} if min_items is None else {'note': f'fewer than {min_items} systems ({len(common)})' if few else ''}
-    return pd.DataFrame([dict(statistic=s, value=np.nan if few else correlation(a[common], b[common], s), n=len(common), **note)
-                         for s in ('kendall', 'spearman')])
-
-# %% ../nbs/20_metaeval.ipynb #6af9045c
-def pairwise_outcomes(score_a, score_b, margin:float=0.1) -> np.ndarray:
-    "'A' / 'B' / 'tie' from two score vectors: a tie when |a − b| ≤ margin."
-    d = np.asarray(score_a, float) - np.asarray(score_b, float)
-    return np.where(np.isnan(d), None, np.where(d > margin, 'A', np.where(d < -margin, 'B', 'tie')))
-
-# %% ../nbs/20_metaeval.ipynb #976c26be
-def pairwise_agreement(predicted, human) -> dict:
-    """Agreement of predicted pairwise outcomes with human votes.
-
-    `with_tie`: share of all pairs where the labels match (a tie counts as its own label);
-    `without_tie`: share over pairs where neither side is a tie."""
-    p, h = np.asarray(predicted, object), np.asarray(human, object)
-    ok = np.array([x is not None for x in p])
-    p, h = p[ok], h[ok]
-    nt = (p != 'tie') & (h != 'tie')
-    return dict(with_tie=float((p == h).mean()) if len(p) else np.nan, n_with_tie=int(len(p)),
-                without_tie=float((p[nt] == h[nt]).mean()) if nt.any() else np.nan, n_without_tie=int(nt.sum()))
-
-# %% ../nbs/20_metaeval.ipynb #50e6a5f1
-def arena_ranking_correlation(system_scores:Mapping[str, float]|pd.Series, benchmark:str, split:str='test') -> pd.DataFrame:
-    "Kendall/Spearman of per-system scores against Chatbot Arena Elo for RocketEval's `benchmark`/`split` (matched on `model`, else `name`)."
-    elo = load_arena_elo(benchmark, split)
-    s = pd.Series(system_scores, dtype=float)
-    key = 'model' if len(s.index.intersection(elo.model)) >= len(s.index.intersection(elo.name)) else 'name'
-    return ranking_correlation(s, elo.set_index(key).rating).assign(benchmark=benchmark, split=split)
-
-# %% ../nbs/20_metaeval.ipynb #0886f413
-def bradley_terry(battles:pd.DataFrame, scale:float=400, base:float=1000, n_boot:int=0, seed:int=0, ci:float=0.95) -> pd.DataFrame:
-    """Bradley–Terry ratings on the Elo scale by maximum likelihood (logistic regression, no penalty).
-
-    `battles`: columns `model_a, model_b, winner` (`A`, `B` or `tie`; a tie counts as half a win each).
-    Ratings are centred on `base`; bootstrap CIs resample battles. Returns `model, rating, ci_low, ci_high`."""
-    from sklearn.linear_model import LogisticRegression
-    models = pd.Index(sorted(set(battles.model_a) | set(battles.model_b)))
-    ia, ib = models.get_indexer(battles.model_a), models.get_indexer(battles.model_b)
-    w = battles.winner.to_numpy()
-    # each battle → two weighted rows (outcome 1 and 0) so ties become half wins
-    y_a = np.where(w == 'A', 1., np.where(w == 'tie', .5, 0.))
-    def fit(ia, ib, ya):
-        n = len(ia)
-        X = np.zeros((2 * n, len(models)))
-        X[np.arange(n), ia] = X[n + np.arange(n), ia] = math.log(10) / scale
-        X[np.arange(n), ib] = X[n + np.arange(n), ib] = -math.log(10) / scale
-        y = np.r_[np.ones(n), np.zeros(n)]; sw = np.r_[ya, 1 - ya]
-        keep = sw > 0
-        lr = LogisticRegression(C=np.inf, fit_intercept=False, tol=1e-8, max_iter=1000)
-        lr.fit(X[keep], y[keep], sample_weight=sw[keep])
-        c = lr.coef_[0]
-        return c - c.mean() + base
-    rating = fit(ia, ib, y_a)
-    lo = hi = np.full(len(models), np.nan)
-    if n_boot:
-        rng = np.random.default_rng(seed)
-        boots = np.array([fit(ia[s], ib[s], y_a[s]) for s in (rng.integers(0, len(ia), len(ia)) for _ in range(n_boot))])
-        lo, hi = np.quantile(boots, [(1 - ci) / 2, 1 - (1 - ci) / 2], axis=0)
-    return pd.DataFrame(dict(model=models, rating=rating, ci_low=lo, ci_high=hi)).sort_values('rating', ascending=False, ignore_index=True)

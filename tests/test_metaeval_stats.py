@@ -2,7 +2,8 @@
 import numpy as np, pandas as pd, pytest
 from scipy import stats
 from checkeval.metaeval import (level_correlations, williams_test, paired_bootstrap, agreement_rows, krippendorff_alpha,
-                                fleiss_kappa, _wkendall, _wspearman, _wpearson, bradley_terry)
+                                fleiss_kappa, _wkendall, _wspearman, _wpearson)
+from checkeval.rankings import bradley_terry
 
 
 def synth(n_docs=60, n_sys=8, seed=0, noise=1.0):

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 from ..core import Answer, DataError, Judgment, read_jsonl
 from ..data import load_alpacaeval_leaderboard, load_arena_elo, load_benchmark
-from ..metaeval import bradley_terry, pairwise_agreement, pairwise_outcomes, ranking_correlation, MIN_ITEMS, ROW_FUNCS
+from ..metaeval import MIN_ITEMS, ROW_FUNCS
+from ..rankings import bradley_terry, pairwise_agreement, pairwise_outcomes, ranking_correlation
 from ..parsing import answer_class
 from .rocketeval import supervised_scores, unsupervised_score
 from .rocketeval_data import PAPER_LABELER
