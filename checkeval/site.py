@@ -7,8 +7,8 @@ Docs: https://checkeval.github.io/checkeval/site.html.md"""
 # %% ../nbs/32_site.ipynb #c8ace9b2
 from __future__ import annotations
 import contextlib, copy, functools, json, logging, os, posixpath, re, shutil, subprocess, sys, time, tomllib, warnings
-from html.parser import HTMLParser
 from pathlib import Path
+from types import SimpleNamespace
 import yaml
 from .core import sha256_file
 from .settings import docs_dirs
@@ -292,18 +292,18 @@ def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True,
                 process_s=round(t1 - t0, 1), build_s=round(time.time() - t1, 1))
 
 # %% ../nbs/32_site.ipynb #ab61dca9
-class _Links(HTMLParser):
-    "Collects the href/src attributes and the ids of an HTML page (text inside code is not an attribute)."
-    def __init__(self):
-        super().__init__(); self.urls, self.ids = [], set()
-    def handle_starttag(self, tag, attrs):
-        for k, v in attrs:
-            if k in ('href', 'src') and v: self.urls.append(v)
-            if k == 'id' and v: self.ids.add(v)
-
-def page_links(path) -> _Links:
-    "The links and ids of the HTML page at `path`."
-    p = _Links(); p.feed(Path(path).read_text(errors='replace')); return p
+def page_links(path) -> SimpleNamespace:
+    """The links (`href` and `src` values, in document order) and the ids of the HTML page at `path`, read by lxml's HTML
+    parser (libxml2: the site's 23 MB in 1.8 s here, where the standard library's `html.parser` took 10.7 s for the same
+    lists); text inside code is text, not an attribute."""
+    from lxml import etree                                            # the docs' tools: development dependencies, loaded here
+    urls, ids = [], set()
+    root = etree.fromstring(Path(path).read_bytes() or b'<html/>', etree.HTMLParser(encoding='utf-8'))
+    for el in root.iter() if root is not None else ():
+        for k, v in el.attrib.items():
+            if k in ('href', 'src') and v: urls.append(v)
+            elif k == 'id' and v: ids.add(v)
+    return SimpleNamespace(urls=urls, ids=ids)
 
 # %% ../nbs/32_site.ipynb #5e9f40a9
 def check_links(site, anchors:bool=False) -> list[str]:

@@ -5,6 +5,7 @@ file:// pages may not start), a figure of figures/ loads and typing into the sea
 
 The build uses nbdev's processing cache (`_proc/`), as `make docs` does, and executes no notebook. Without `chromium` the browser tests are skipped (said in the skip reason); the build and link checks still run."""
 import asyncio, functools, http.server, json, re, shutil, subprocess, threading, time
+from html.parser import HTMLParser
 from pathlib import Path
 import pytest
 
@@ -73,14 +74,27 @@ def test_nav_titles_are_distinct(site):
     assert len(pages) == len(set(pages)), sorted(t for t in pages if pages.count(t) > 1)
 
 
+class _StdlibLinks(HTMLParser):
+    "The href/src values and ids of a page as the standard library's HTML parser reads them (the reference for `page_links`)."
+    def __init__(self):
+        super().__init__(); self.urls, self.ids = [], set()
+    def handle_starttag(self, tag, attrs):
+        self.urls += [v for k, v in attrs if k in ('href', 'src') and v]
+        self.ids |= {v for k, v in attrs if k == 'id' and v}
+
+
 def test_pages_and_links(site):
-    from checkeval.site import check_links
+    from checkeval.site import check_links, page_links
     out, report = site
     assert report['warnings'] == 0, report
     for p in ['index.html', METHOD_PAGE, 'core.html', 'reproduce.html', 'reproduction.html',
               'source/checkeval.core.html', 'search/search_index.json']:
         assert (out/p).exists(), p
     broken = check_links(out, anchors=True)      # one pass over the site's pages (each parsed once)
+    for p in ['index.html', METHOD_PAGE, 'source/checkeval.core.html']:   # lxml's reading is the standard library's
+        ref = _StdlibLinks(); ref.feed((out/p).read_text())
+        got = page_links(out/p)
+        assert ref.urls and got.urls == ref.urls and got.ids == ref.ids, p
     assert [b for b in broken if b.endswith('(no such file)')] == []
     # links the build writes (nbdev's doc links between pages, source links to numbered lines) reach their anchors;
     # in-page links written by hand in a notebook are the notebook's business
