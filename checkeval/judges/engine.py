@@ -21,6 +21,7 @@ __all__ = ['PLACEHOLDER_ITEMS', 'BACKENDS', 'BudgetExceeded', 'run_async', 'Judg
 # %% ../../nbs/03c_judges_engine.ipynb #ab806fa2
 class BudgetExceeded(UserError, RuntimeError): "Raised by `Judge.check_budget` when an estimate exceeds the budget."
 
+# %% ../../nbs/03c_judges_engine.ipynb #9320480c
 def _chunks(xs, n):
     for i in range(0, len(xs), n): yield xs[i:i+n]
 
