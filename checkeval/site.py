@@ -294,8 +294,8 @@ def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True,
 # %% ../nbs/32_site.ipynb #ab61dca9
 def page_links(path) -> SimpleNamespace:
     """The links (`href` and `src` values, in document order) and the ids of the HTML page at `path`, read by lxml's HTML
-    parser (libxml2: the site's 23 MB in 2.0 s here, where the standard library's `html.parser` took 10.7 s for the same
-    lists); text inside code is text, not an attribute."""
+    parser (libxml2, about five times quicker than the standard library's `html.parser` for the same lists; PERFORMANCE.md
+    has the times); text inside code is text, not an attribute."""
     from lxml import etree                                            # the docs' tools: development dependencies, loaded here
     urls, ids = [], set()
     root = etree.fromstring(Path(path).read_bytes() or b'<html/>', etree.HTMLParser(encoding='utf-8'))
