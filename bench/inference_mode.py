@@ -1,7 +1,8 @@
-"""The `hf` backend's grad mode, the built-in `smollm2` judge on a CPU: the model run under torch's inference mode
-(`checkeval.judges.hf._no_autograd`) against `torch.no_grad`, the baseline (what the engine used before). Both switch off
-autograd; inference mode also keeps no version counts on the tensors, which is work around every one of the hundreds of
-small operations a decoding step makes. Both run in the same process on the same requests and must give the same numbers.
+"""The `hf` backend's grad mode, the built-in `smollm2` judge on a CPU: the model's passes under torch's inference mode
+(what `checkeval.judges.hf` does) against `torch.no_grad`, the baseline (what it did before; while the baseline runs,
+`torch.inference_mode` is replaced by `torch.no_grad` in this process). Both switch off autograd; inference mode also
+keeps no version counts on the tensors, work around every one of the hundreds of small operations of a decoding step.
+Both run in the same process on the same requests and must give the same numbers.
 
 The requests are CheckEval's on the `--items` first summaries of SummEval (sample: whole documents, seed 0), coherence, in
 its two forms: one question per request with the reply held to yes/no (P(yes): prefills only) and the grouped questions with
@@ -43,24 +44,23 @@ def main(argv=None):
     ap.add_argument('--repeats', type=int, default=2)
     args = ap.parse_args(argv)
     import torch
-    import checkeval.judges.hf as hf
     from checkeval.data import load_benchmark
     from checkeval.judges import get_judge
     from checkeval.judges.builtin import ModelFileError
     from checkeval.runs import select_items
     torch.set_num_threads(1)
     items = select_items(load_benchmark('summeval'), args.items, 'groups', 0)
-    modes = {'no_grad': torch.no_grad, 'inference_mode': hf._no_autograd}
+    modes = {'no_grad': torch.no_grad, 'inference_mode': torch.inference_mode}
     best, out = {}, {}
     with tempfile.TemporaryDirectory(prefix='inference-mode-bench-') as tmp:
         for rep in range(max(1, args.repeats)):
             for mode, ctx in modes.items():
                 try: judge = get_judge('smollm2', cache=Path(tmp)/f'{mode}-{rep}.sqlite', progress=False)
                 except ModelFileError as e: raise SystemExit(f'smollm2 is not installed: {e}')
-                hf._no_autograd = ctx                 # the context the engine's forward passes run in, for this mode
+                torch.inference_mode = ctx            # the context the engine's forward passes run in, for this mode
                 out[mode], secs = run(judge, items, Path(tmp)/f'{mode}-{rep}')
                 for form, s in secs.items(): best[mode, form] = min(best.get((mode, form), math.inf), s)
-        hf._no_autograd = modes['inference_mode']
+        torch.inference_mode = modes['inference_mode']
     a, b = out['no_grad'], out['inference_mode']
     same = sum(x == y for x, y in zip(a, b)) if len(a) == len(b) else 0
     total = {m: sum(best[m, f] for f, _ in FORMS) for m in modes}

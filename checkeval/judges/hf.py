@@ -48,13 +48,6 @@ def _torch_threads(n:int|None):
     try: yield
     finally: torch.set_num_threads(before)
 
-def _no_autograd():
-    """The context the model runs in: torch's inference mode, with no autograd graph (it would hold every activation) and no
-    version counts kept on the tensors: the same numbers as `torch.no_grad` with less work around each operation (bench/inference_mode.py
-    measures both). A tensor made inside may be read outside, not changed in place there."""
-    import torch
-    return torch.inference_mode()
-
 def _lcp(a, b) -> int:
     n = min(len(a), len(b)); i = 0
     while i < n and a[i] == b[i]: i += 1
@@ -260,7 +253,7 @@ def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=Tru
     import torch
     model = self._loaded()[0]
     plan, n = self._split_plan(seqs, P), len(seqs)
-    with _no_autograd():
+    with torch.inference_mode():   # no autograd graph (it held every activation, GBs) nor version counts: bench/inference_mode.py
         cache = _past(model(input_ids=torch.tensor([seqs[0][:P]], device=self.device), use_cache=True, logits_to_keep=1))
         mask = torch.ones((1, P), dtype=torch.long)
         self.prefix_stats['groups'] += 1; self.prefix_stats['tokens_computed'] += P
@@ -306,7 +299,7 @@ def _last_logits(self:HFJudge, seqs):
     its new tokens only; the others share prefix computation where possible (`_prefill_tree`). What is computed is kept (`_keep`)."""
     import torch
     res, keep = [None]*len(seqs), self.prefix_reuse and self.keep_kv_mb > 0
-    with _no_autograd():
+    with torch.inference_mode():
         for e, rows in self._continued(seqs).items():
             _, cache, mask, _ = self._kept.pop(e)
             idx = [i for i, _, _ in rows]
@@ -449,7 +442,7 @@ def _generate(self:HFJudge, reqs, seqs=None):
     if self.suppress_special: kw['suppress_tokens'] = self._suppressed()   # never chat markers or padding mid-answer
     if (held := self._held(reqs)) is not None: kw['logits_processor'] = _schema_processor(self, held, L)
     t0 = time.perf_counter()
-    with _no_autograd(): g = model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device), do_sample=False, **kw)
+    with torch.inference_mode(): g = model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device), do_sample=False, **kw)
     dt = (time.perf_counter() - t0)/len(reqs)
     new = g.sequences[:, L:].cpu()
     return [self._reply(r, new[j].tolist(), [g.scores[k][j] for k in range(len(g.scores))] if r.logprobs else None, len(seqs[j]), dt)
@@ -480,7 +473,7 @@ def _prefill_one(self:HFJudge, seq:list[int]):
     """KV cache, next-token logits, attention mask and next position of one sequence that shares nothing with the others:
     a forward of its own, so it is not padded to the batch's longest prompt."""
     import torch
-    with _no_autograd(): cache, logits, mask = self._extend(None, None, [seq], [0])
+    with torch.inference_mode(): cache, logits, mask = self._extend(None, None, [seq], [0])
     return cache, logits, mask, torch.tensor([len(seq)])
 
 # %% ../../nbs/03e_judges_hf.ipynb #45ae4087
@@ -533,7 +526,7 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
     gens = [row_generator(r) for r in reqs]           # each sampled row's own random generator (None: greedy)
     live = list(range(len(reqs)))                     # request index of each row still in the batch
     _preallocate(cache, max(limits))                  # each step writes its keys in place instead of copying the cache
-    with _no_autograd():
+    with torch.inference_mode():
         while True:
             if banned: logits[:, banned] = -float('inf')
             self._allow(logits, held and [held[j] for j in live], [new[j] for j in live])
