@@ -7,35 +7,21 @@ Both run in the same process on the same requests and must give the same numbers
 The requests are CheckEval's on the `--items` first summaries of SummEval (sample: whole documents, seed 0), coherence, in
 its two forms: one question per request with the reply held to yes/no (P(yes): prefills only) and the grouped questions with
 replies held to a JSON schema (prefills and decoding). Each mode has a cache of its own; the modes alternate, best of
-`--repeats`. Reported: seconds per mode and form, the ratio, and how many answers are the same bit for bit (reply text,
+`--repeats`. Reported: seconds per mode, the ratio, and how many answers are the same bit for bit (reply text,
 value and P(yes) equal: every answer should be). The last line is one JSON object.
 
     python bench/inference_mode.py [--items 2] [--repeats 2]
 """
 from __future__ import annotations
-import argparse, json, math, os, platform, sys, tempfile, time, warnings
+import argparse, json, math, os, platform, sys, tempfile
 from pathlib import Path
 
 os.environ.setdefault('HF_HUB_OFFLINE', '1')
 os.environ.setdefault('TRANSFORMERS_OFFLINE', '1')
 os.environ.setdefault('CHECKEVAL_PROGRESS', '0')
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-FORMS = [('p_yes', {'granularity': 'question', 'answer': 'choices'}), ('grouped', {})]
-
-
-def run(judge, items, root):
-    "Answers (form, item, question, reply, value, P(yes)) of CheckEval's two forms and the seconds each form took."
-    from checkeval.runs import evaluate
-    answers, seconds = [], {}
-    for form, options in FORMS:
-        t0 = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            _, res = evaluate('checkeval', 'summeval', judge, items=items, dimensions=['coherence'], seed=0, root=root/form, options=options)
-        seconds[form] = time.perf_counter() - t0
-        answers += [(form, a.item_id, a.question_id, a.raw_text, a.value, a.p_yes) for a in res.answers]
-    return answers, seconds
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gqa_attention import run        # the same workload: CheckEval's two forms, answers and seconds
 
 
 def main(argv=None):
@@ -58,17 +44,15 @@ def main(argv=None):
                 try: judge = get_judge('smollm2', cache=Path(tmp)/f'{mode}-{rep}.sqlite', progress=False)
                 except ModelFileError as e: raise SystemExit(f'smollm2 is not installed: {e}')
                 torch.inference_mode = ctx            # the context the engine's forward passes run in, for this mode
-                out[mode], secs = run(judge, items, Path(tmp)/f'{mode}-{rep}')
-                for form, s in secs.items(): best[mode, form] = min(best.get((mode, form), math.inf), s)
+                out[mode], dt = run(judge, items, Path(tmp)/f'{mode}-{rep}')
+                best[mode] = min(best.get(mode, math.inf), dt)
         torch.inference_mode = modes['inference_mode']
     a, b = out['no_grad'], out['inference_mode']
     same = sum(x == y for x, y in zip(a, b)) if len(a) == len(b) else 0
-    total = {m: sum(best[m, f] for f, _ in FORMS) for m in modes}
     res = dict(bench='inference_mode', backend='hf', model='smollm2 (SmolLM2-135M-Instruct, fp32, CPU)', items=len(items),
                answers=len(b), same_answers=same, repeats=max(1, args.repeats),
-               **{f'seconds_{m}_{f}': round(best[m, f], 2) for m in modes for f, _ in FORMS},
-               seconds_no_grad=round(total['no_grad'], 2), seconds_inference_mode=round(total['inference_mode'], 2),
-               ratio=round(total['no_grad']/total['inference_mode'], 3), cpu=platform.processor() or platform.machine(),
+               seconds_no_grad=round(best['no_grad'], 2), seconds_inference_mode=round(best['inference_mode'], 2),
+               ratio=round(best['no_grad']/best['inference_mode'], 3), cpu=platform.processor() or platform.machine(),
                torch=torch.__version__, threads=torch.get_num_threads(), python=platform.python_version(),
                goal='quicker than torch.no_grad, every answer the same bit for bit')
     res['goal_met'] = bool(res['ratio'] > 1 and res['same_answers'] == res['answers'])
