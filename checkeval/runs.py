@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/runs.html.md"""
 
 # %% ../nbs/04_runs.ipynb #dcf90b27
 from __future__ import annotations
-import datetime as _dt, hashlib, importlib, json, numbers, os, platform, pkgutil, random, re, shutil, socket, subprocess, sys, time
+import datetime as _dt, functools, hashlib, importlib, json, numbers, os, platform, pkgutil, random, re, shutil, socket, subprocess, sys, time
 import types, typing
 from collections import Counter
 from contextlib import contextmanager, nullcontext
@@ -154,13 +154,15 @@ def git_state(root=None) -> dict:
 # %% ../nbs/04_runs.ipynb #10fb65ab
 _PACKAGES = ('checkeval', 'numpy', 'pandas', 'scipy', 'torch', 'transformers', 'openai', 'krippendorff', 'statsmodels', 'scikit-learn', 'rouge-score', 'sacrebleu', 'papermill')
 
+@functools.cache
+def _version(name:str) -> str|None:
+    "An installed package's version (None: not installed), read once per process: each reading scans every installed package."
+    try: return version(name)
+    except PackageNotFoundError: return None
+
 def package_versions(names=_PACKAGES) -> dict:
     "Installed versions of the packages that shape results."
-    res = {}
-    for n in names:
-        try: res[n] = version(n)
-        except PackageNotFoundError: res[n] = None
-    return res
+    return {n: _version(n) for n in names}
 
 # %% ../nbs/04_runs.ipynb #ed6d0d34
 def data_checksums(benchmark:str) -> dict:
