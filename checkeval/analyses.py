@@ -6,10 +6,11 @@ Docs: https://checkeval.github.io/checkeval/analyses.html.md"""
 
 # %% ../nbs/20a_analyses.ipynb #added5b5
 from __future__ import annotations
-import math, yaml
+import math
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
-import numpy as np, pandas as pd, yaml
+import numpy as np, pandas as pd
+from .core import load_yaml
 from .metaeval import (AGREEMENT_COLUMNS, AVERAGE_KEYS, CORRELATION_COLUMNS, MIN_ITEMS, agreement_average, agreement_rows, dimension_average,
                                 level_correlations)
 
@@ -25,7 +26,7 @@ def judge_groups(judges:Iterable[str], config:str|Path|None='configs/judges.yaml
     groups: dict[str, list[str]] = {'all': judges}
     p = Path(config) if config else None
     if p is not None and p.exists():
-        cfg = yaml.safe_load(p.read_text()) or {}
+        cfg = load_yaml(p.read_text()) or {}
         entries = cfg.get('judges', cfg) if isinstance(cfg, dict) else {}
         items = entries.items() if isinstance(entries, dict) else ((e.get('name'), e) for e in entries)
         for name, spec in items:

@@ -13,6 +13,7 @@ from typing import Literal, Optional, Sequence, Union
 from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError
 import yaml
 from .settings import UserError, checkout_root, grid_path
+from .core import load_yaml
 from .data import benchmark_info
 from .judges import check_no_secrets, load_judges_config
 from .runs import method_spec, variant_name
@@ -149,7 +150,7 @@ def read_grid_file(path) -> dict:
     "The grid file's YAML, checked against `GridFile`; every mistake is a `GridError` naming the file (and line, or key path)."
     path = Path(path)
     try:
-        with open(path, encoding='utf-8') as f: raw = yaml.safe_load(f)
+        with open(path, encoding='utf-8') as f: raw = load_yaml(f)
     except FileNotFoundError: raise GridError(f'{path}: no such grid file') from None
     except yaml.YAMLError as e:
         m = getattr(e, 'problem_mark', None)

@@ -7,12 +7,13 @@ Docs: https://checkeval.github.io/checkeval/paperindex.html.md"""
 # %% ../nbs/31f_paperindex.ipynb #5d92d47e
 from __future__ import annotations
 from .settings import checkout_root
+from .core import load_yaml
 import json, re
 from pathlib import Path
 from typing import Sequence
 from .grid import GridPoint, missing_method
 from .gridstate import files_hash, judge_entry, point_code_files, state_dir
-import pandas as pd, yaml
+import pandas as pd
 from .data import load_benchmark
 from .judges import DryRunJudge, FunctionJudge
 from .reporting import N_COLUMNS, PLUMBING_GROUPS, SMALL_LOCAL_GROUPS, _counts, table_content
@@ -30,7 +31,7 @@ def paper_items_path() -> Path: return checkout_root()/'configs'/'paper_items.ya
 # %% ../nbs/31f_paperindex.ipynb #2b0384e9
 def load_paper_items(path=None) -> dict:
     "The paper items file: `price_presets`, `papers`, `items`."
-    return yaml.safe_load(Path(path or paper_items_path()).read_text())
+    return load_yaml(Path(path or paper_items_path()).read_text())
 
 
 

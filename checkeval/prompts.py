@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 import yaml
 from jinja2 import Environment, StrictUndefined, TemplateError
-from .core import DataError
+from .core import DataError, load_yaml
 from .settings import ENV_PROMPTS, env, prompt_dirs
 
 # %% auto #0
@@ -33,7 +33,7 @@ class PromptTemplate:
     @classmethod
     def from_file(cls, path):
         path = Path(path)
-        try: d = yaml.safe_load(path.read_text(encoding='utf-8'))
+        try: d = load_yaml(path.read_text(encoding='utf-8'))
         except yaml.YAMLError as e: raise DataError(f'invalid YAML: {e}', path) from None
         if not isinstance(d, dict) or 'user' not in d: raise DataError("a template needs a 'user' part", path, field='user')
         unknown = set(d) - {'user', 'system', 'meta', 'description'}

@@ -13,11 +13,10 @@ import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Sequence
-import numpy as np
-import pandas as pd
-import yaml
+import numpy as np, pandas as pd, yaml
 from .settings import (checkout_root, configs_dir, grid_path, rehearsal_dir, jobs as settings_jobs, ENV_RUNS, ENV_JUDGES,
                                 ENV_CACHE, ENV_FIGURES, ENV_LABEL, ENV_PROGRESS)
+from .core import load_yaml
 from .grid import GridPoint, GridError, expand_block, read_grid_file
 from .testing.rehearsal import form_scores, planted_latent, unit_texts, verdict_question, yes_probability
 from .analyses import judge_groups
@@ -46,7 +45,7 @@ def load_rehearsal(path=None) -> dict:
     "The rehearsal file (`configs/rehearsal.yaml`): judges with their planted noise, judge sets, and the grid blocks to rerun."
     path = Path(path or rehearsal_config_path())
     if not path.exists(): raise FileNotFoundError(f'{path}: no rehearsal file')
-    cfg = yaml.safe_load(path.read_text()) or {}
+    cfg = load_yaml(path.read_text()) or {}
     for k in ('judges', 'blocks'):
         if not cfg.get(k): raise GridError(f'{path}: needs `{k}`')
     sets = cfg.setdefault('judge_sets', {})
@@ -91,7 +90,7 @@ def _url_env(name:str) -> str: return 'CHECKEVAL_URL_' + re.sub(r'[^A-Z0-9]+', '
 
 def rehearsal_judges(names:Sequence[str], config=None) -> tuple[dict, dict]:
     "(the judges file's content for `names`, {environment variable: value} that points them at the server, URL left as `{url}`)."
-    raw = yaml.safe_load(Path(config or configs_dir()/'judges.yaml').read_text())
+    raw = load_yaml(Path(config or configs_dir()/'judges.yaml').read_text())
     entries, env = {}, {}
     for n in names:
         e = dict(raw['judges'][n])
@@ -129,7 +128,7 @@ class RehearsalServer:
 # %% ../nbs/33_rehearse.ipynb #0c588aaf
 def planted_spec(cfg:dict, names:Sequence[str], config=None) -> dict:
     "{model: {group, noise, shared}} of the judges `names` (model and group from the judges file, noise from the rehearsal file)."
-    raw = yaml.safe_load(Path(config or configs_dir()/'judges.yaml').read_text())['judges']
+    raw = load_yaml(Path(config or configs_dir()/'judges.yaml').read_text())['judges']
     shared = (cfg.get('defaults') or {}).get('shared', 0.5)
     return {raw[n].get('model', n): {'group': raw[n].get('group') or n, 'noise': cfg['judges'][n]['noise'],
                                      'shared': cfg['judges'][n].get('shared', shared), 'judge': n} for n in names}

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 import pandas as pd
 import yaml
-from ..core import DataError
+from ..core import DataError, load_yaml
 from .storage import available, get_field, json_objects, jsonl_rows, manifest, read_json, resolve
 from .benchmarks import _norm_name
 
@@ -31,7 +31,7 @@ def load_checkeval_questions(benchmark:str, dimension:str, stage:str='seed') -> 
         known = sorted({Path(k).stem.rsplit('_', 1)[0] for k in manifest() if k.startswith(f'upstream/checkeval/{b}_questions/')})
         raise DataError(f"unknown dimension '{dimension}' for CheckEval {b} questions; known: {', '.join(known)}", field='dimension')
     p = resolve(rel)
-    try: d = yaml.safe_load(p.read_text(encoding='utf-8'))
+    try: d = load_yaml(p.read_text(encoding='utf-8'))
     except yaml.YAMLError as e: raise DataError(f'invalid YAML: {e}', p) from None
     if not isinstance(d, dict) or not isinstance(d.get('sub_aspect'), dict): raise DataError("expected a mapping with 'sub_aspect'", p, field='sub_aspect')
     return d
@@ -42,7 +42,7 @@ def load_checkeval_geval_prompt(benchmark:str) -> dict[str, str]:
     b = _norm_name(benchmark)
     if b not in ('summeval', 'topical_chat'): raise DataError(f"no CheckEval G-Eval prompts for '{benchmark}'; known: summeval, topical_chat", field='benchmark')
     p = resolve(f'upstream/checkeval/geval_prompt/geval_{b}.yaml')
-    try: d = yaml.safe_load(p.read_text(encoding='utf-8'))
+    try: d = load_yaml(p.read_text(encoding='utf-8'))
     except yaml.YAMLError as e: raise DataError(f'invalid YAML: {e}', p) from None
     if not isinstance(d, dict): raise DataError('expected a mapping dimension → prompt', p)
     return d

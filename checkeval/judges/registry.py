@@ -6,12 +6,13 @@ Docs: https://checkeval.github.io/checkeval/judges_registry.html.md"""
 
 # %% ../../nbs/03h_judges_registry.ipynb #5ccc1e89
 from __future__ import annotations
-import inspect
+import functools, inspect
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from ..settings import UnknownName, UserError, judges_config_path   # `$CHECKEVAL_JUDGES`, else configs/judges.yaml
+from ..core import load_yaml
 from .types import check_no_secrets
 from .engine import BACKENDS, Judge, backend_class
 from .hf import HFJudge        # each backend module registers its backend (`register_backend`) when imported
@@ -116,10 +117,11 @@ class JudgesFile(BaseModel):
 # %% ../../nbs/03h_judges_registry.ipynb #3e1f4b9a
 _REGISTRY_KEYS = {'backend', 'model', 'papers', 'notes', 'model_path'}
 
-def _params(cls) -> set[str]:
-    "Keyword parameters of the constructors of `cls` and its bases."
+@functools.cache
+def _params(cls) -> frozenset[str]:
+    "Keyword parameters of the constructors of `cls` and its bases (read once per class: a judges file asks for every key of every entry)."
     ps = [p for c in cls.__mro__ if c is not object and '__init__' in vars(c) for p in inspect.signature(c.__init__).parameters.values()]
-    return {p.name for p in ps if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)} - {'self', 'name'}
+    return frozenset({p.name for p in ps if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)} - {'self', 'name'})
 
 def backend_settings(backend:str) -> set[str]:
     "The settings a judge entry of `backend` may hold."
@@ -147,7 +149,7 @@ def _one_line(path, e:ValidationError) -> str:
 # %% ../../nbs/03h_judges_registry.ipynb #d8d6304f
 def _read_yaml(path:Path):
     try:
-        with open(path, encoding='utf-8') as f: return yaml.safe_load(f)
+        with open(path, encoding='utf-8') as f: return load_yaml(f)
     except FileNotFoundError: raise JudgesConfigError(f'{path}: no such judges file') from None
     except yaml.YAMLError as e:
         m = getattr(e, 'problem_mark', None)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 import yaml
 from pydantic import ValidationError
-from ..core import Checklist, DataError, Dimension, Question, STAGES
+from ..core import Checklist, DataError, Dimension, Question, STAGES, load_yaml
 from ..data import manifest, resolve
 from ..parsing import extract_json
 from ..settings import repo_root
@@ -94,7 +94,7 @@ def load_checklist(path) -> Checklist:
     "Read a checklist YAML file."
     path = Path(path)
     if not path.exists(): raise DataError('checklist file not found', path)
-    try: d = yaml.safe_load(path.read_text(encoding='utf-8'))
+    try: d = load_yaml(path.read_text(encoding='utf-8'))
     except yaml.YAMLError as e: raise DataError(f'invalid YAML: {e}', path) from None
     return checklist_from_dict(d, path)
 
@@ -132,7 +132,7 @@ from ..data.upstream import CHECKEVAL_STAGES, load_checkeval_questions
 def _upstream_stage(benchmark:str, dimension:str, stage:str) -> dict:
     "The authors' raw question file for one stage, as `{'definition': str, 'sub_aspect': {name: [questions]}}`."
     d = load_checkeval_questions(benchmark, dimension, stage)
-    if isinstance(d, (str, Path)): d = yaml.safe_load(Path(d).read_text(encoding='utf-8'))
+    if isinstance(d, (str, Path)): d = load_yaml(Path(d).read_text(encoding='utf-8'))
     if not isinstance(d, dict): raise DataError(f'unexpected question file for {benchmark}/{dimension}/{stage}: {type(d).__name__}')
     subs = d.get('sub_aspect', d.get('sub_aspects', d.get('sub_dimensions')))
     if subs is None: subs = {k: v for k,v in d.items() if k != 'definition'}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, Optional, Sequence, Union
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
-from ..core import Answer, DataError, Dimension, Item, Judgment
+from ..core import Answer, DataError, Dimension, Item, Judgment, load_yaml
 from ..prompts import render
 from ..settings import package_dir
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
@@ -77,7 +77,7 @@ def default_config_path() -> Path:
 # %% ../../nbs/13_seal.ipynb #f8a5faa8
 @lru_cache(maxsize=8)
 def _load_config(path:str, mtime:float) -> dict:
-    try: raw = yaml.safe_load(Path(path).read_text(encoding='utf-8')) or {}
+    try: raw = load_yaml(Path(path).read_text(encoding='utf-8')) or {}
     except yaml.YAMLError as e: raise DataError(f'invalid YAML: {e}', path) from None
     if not isinstance(raw, dict): raise DataError('expected a mapping benchmark -> dimension -> entry', path)
     out = {}
