@@ -331,7 +331,7 @@ def scores_with_human(benchmark:str, methods:Sequence[str]|None=None, root=None)
     frames = [run_scores(str(f), file_stamp(f)) for f in files]   # only the runs read, each once
     j = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
     if j.empty: return pd.DataFrame()
-    hum = human_frame(load_benchmark(benchmark))
+    hum = human_frame(load_benchmark(benchmark, copy=False))
     lex = j[j.dimension == 'none'].drop(columns='dimension').merge(hum, on='item_id')
     own = j[j.dimension != 'none'].merge(hum, on=['item_id', 'dimension'])
     return pd.concat([own, lex], ignore_index=True)

@@ -18,7 +18,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 from .settings import UnknownName, UserError, runs_dir
 from .core import Answer, DataError, Dimension, Item, Judgment, read_jsonl, sha256_file, write_jsonl, to_frame
-from .data import benchmark_files, benchmark_info, load_benchmark
+from .data import benchmark_files, benchmark_info, load_benchmark, own_copy
 from .judges import get_judge
 from .judges.types import check_no_secrets
 
@@ -468,8 +468,9 @@ def _plan(method, benchmark, judge, limit, dimensions, seed, sample, variant, it
     check_options(options, method)
     check_limit(limit)
     kwargs = validate_options(method, options)
-    if items is None: items = load_benchmark(benchmark)
-    items = select_items(items, limit, sample, seed)
+    # the benchmark's own items picked first, then copied: a sample of a large benchmark copies only what it uses
+    if items is None: items = [own_copy(it) for it in select_items(load_benchmark(benchmark, copy=False), limit, sample, seed)]
+    else: items = select_items(items, limit, sample, seed)
     dims = resolve_dimensions(benchmark, dimensions, items)
     return items, dims, variant or variant_name(options), kwargs
 

@@ -18,8 +18,8 @@ from .storage import (_CACHED, available, catalog_entry, get_field, jsonl_rows, 
 
 # %% auto #0
 __all__ = ['UNKNOWN_SYSTEM', 'BENCHMARKS', 'MT_BENCH_REFERENCES', 'BenchmarkInfo', 'register_benchmark', 'benchmark_info',
-           'benchmark_paths', 'benchmark_files', 'load_benchmark', 'load_frame', 'show', 'benchmark_defects',
-           'defect_counts', 'dataset_summary']
+           'benchmark_paths', 'benchmark_files', 'own_copy', 'load_benchmark', 'load_frame', 'show',
+           'benchmark_defects', 'defect_counts', 'dataset_summary']
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #0786c583
 class BenchmarkInfo(Record):
@@ -306,7 +306,7 @@ def benchmark_files(name:str) -> dict[str, str]:
     return {str(p): sha256_file(p) for p in benchmark_paths(name)}
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #78ce65ae
-def _own_copy(it:Item, **update) -> Item:
+def own_copy(it:Item, **update) -> Item:
     """A copy of `it` that shares nothing mutable with it: new containers of its strings and numbers, its `meta` deep-copied
     (equal to pydantic's deep copy, in half the time: that one walks every field through `copy.deepcopy`); `update` replaces fields."""
     return it.model_copy(update={'references': list(it.references), 'scores': dict(it.scores), 'meta': deepcopy(it.meta), **update})
@@ -320,8 +320,8 @@ def load_benchmark(name:str, limit:int|None=None, dimensions:list[str]|None=None
     stamps = tuple((str(p), (st := p.stat()).st_size, st.st_mtime_ns) for p in benchmark_paths(info.name))
     items = _load_items(info.name, stamps)
     items = items if limit is None else items[:limit]
-    if dims is None: return [_own_copy(it) for it in items] if copy else list(items)
-    return [_own_copy(it, scores={d: it.scores[d] for d in dims}) for it in items]
+    if dims is None: return [own_copy(it) for it in items] if copy else list(items)
+    return [own_copy(it, scores={d: it.scores[d] for d in dims}) for it in items]
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #2807fe1f
 def load_frame(name:str, limit:int|None=None, dimensions:list[str]|None=None):

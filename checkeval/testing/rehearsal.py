@@ -102,7 +102,7 @@ class ItemIndex:
     @classmethod
     def from_benchmarks(cls, benchmarks:Sequence[str], **kw) -> 'ItemIndex':
         "The index of whole benchmarks (loaded with `checkeval.data.load_benchmark`)."
-        return cls({b: load_benchmark(b) for b in benchmarks}, **kw)
+        return cls({b: load_benchmark(b, copy=False) for b in benchmarks}, **kw)
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #7f22078c
 from fastcore.basics import patch
