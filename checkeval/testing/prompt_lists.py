@@ -106,12 +106,20 @@ def tail_facts(tail:str) -> dict:
     return _TAILS(tail, _tail_facts, tail)
 
 def _tail_facts(tail:str) -> dict:
-    low, lab = tail.lower(), _RATING_LABEL.search(tail)
-    return dict(json=re.search(r'\bjson\b', tail, re.I) is not None, generate=_GENERATE.search(tail) is not None,
+    # a search runs only where the words every match holds are in the text (for the case-blind ones, where the text is ASCII,
+    # whose only other cases are ASCII's): the same facts, without most searches on a prompt's end
+    low, ascii_ = tail.lower(), tail.isascii()
+    has = lambda *ws: any(w in tail for w in ws)
+    has_low = lambda *ws: not ascii_ or any(w in low for w in ws)
+    lab = _RATING_LABEL.search(tail) if has('exact form', 'written as', 'last line') else None
+    return dict(json=has_low('json') and re.search(r'\bjson\b', tail, re.I) is not None,
+                generate=has_low('question', 'write', '"considerations"', '"components"') and _GENERATE.search(tail) is not None,
                 about_answer='answer' in low, unit_lines='one line per unit' in tail,
-                unit_digits=re.search(r'^U1:\s*[01]\s*$', tail, re.M) is not None, answer_list=_LIST_FORM.search(tail) is not None,
-                q1=re.search(r'\bQ1\b', tail) is not None, yes_no=_YESNO_ONE.search(tail) is not None, says_yes='yes' in low,
-                capital_yes=re.search(r'\bYes\b', tail) is not None, scale=prompt_scale(tail), rating_label=lab.group(1) if lab else None,
+                unit_digits=has('U1:') and re.search(r'^U1:\s*[01]\s*$', tail, re.M) is not None,
+                answer_list=(has('Q1', 'one line per') or has('by ') and has(' number')) and _LIST_FORM.search(tail) is not None,
+                q1=has('Q1') and re.search(r'\bQ1\b', tail) is not None,
+                yes_no=has_low('word', ' or ', 'yes/no', 'yes to keep') and _YESNO_ONE.search(tail) is not None, says_yes='yes' in low,
+                capital_yes=has('Yes') and re.search(r'\bYes\b', tail) is not None, scale=prompt_scale(tail), rating_label=lab.group(1) if lab else None,
                 last_question=next((l for l in reversed(tail.splitlines()) if l.strip().endswith('?')), tail))
 
 # %% ../../nbs/05c_testing_prompt_lists.ipynb #a2ac4466

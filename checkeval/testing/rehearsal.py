@@ -177,11 +177,13 @@ def dimension_of(self:ItemIndex, benchmark:str, text:str, item=None) -> str|None
     t = str(text).lower()
     if item is not None:
         for part in (item.output, item.source, item.context): t = t.replace(str(part).lower(), ' ') if part else t
-    names = {d: re.escape(d.lower().replace('_', ' ')) for d in self.dims.get(benchmark, [])}
-    counts = {d: len(re.findall(r'\b' + n, t)) + 5*len(re.findall(r'(?m)^[\s#*-]*' + n + r'\b\s*[:(]', t)) for d, n in names.items()}
+    names = {d: d.lower().replace('_', ' ') for d in self.dims.get(benchmark, [])}
+    # both searches need the name itself in the text: a name that is not there counts 0 without them
+    counts = {d: len(re.findall(r'\b' + re.escape(n), t)) + 5*len(re.findall(r'(?m)^[\s#*-]*' + re.escape(n) + r'\b\s*[:(]', t))
+              if n in t else 0 for d, n in names.items()}
     best = max(counts.values(), default=0)
     if best == 0: return None
-    first = lambda d: re.search(r'\b' + names[d], t).start()    # "We evaluate the engagingness ... Q5. Coherence with interest flow"
+    first = lambda d: re.search(r'\b' + re.escape(names[d]), t).start()    # "We evaluate the engagingness ... Q5. Coherence with interest flow"
     return min((d for d in names if counts[d] == best), key=first)
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #41289f16
@@ -376,7 +378,7 @@ class PlantedResponder:
     def __init__(self, index:ItemIndex, judges:dict|None=None, default:PlantedJudge|None=None, memo_size:int=200_000):
         self.index, self.judges = index, dict(judges or {})
         self.default = default or PlantedJudge('default')
-        self.counts, self._memo, self._forms = Counter(), DigestMemo(memo_size), DigestMemo(memo_size)
+        self.counts, self._memo, self._forms, self._sents = Counter(), DigestMemo(memo_size), DigestMemo(memo_size), {}
 
     def judge(self, model:str) -> PlantedJudge:
         "The simulated judge answering under `model` (an unknown name gets the default noise, a group of its own)."
@@ -414,9 +416,11 @@ def recognise(self:PlantedResponder, text:str) -> tuple:
 def _recognise(self:PlantedResponder, text:str) -> tuple:
     item = self.index.lookup(text)
     dim = self.index.dimension_of(item.benchmark, text, item) if item is not None else None
-    sents = {'output': _sentences(item.output), 'source': _sentences(item.source or item.context),
-             'reference': _sentences(item.reference)} if item is not None else None
-    return item, dim, sents
+    if item is None: return None, None, None
+    k = (item.benchmark, item.item_id)                     # every prompt about an item gets its sentences, split once
+    if k not in self._sents:
+        self._sents[k] = {'output': _sentences(item.output), 'source': _sentences(item.source or item.context), 'reference': _sentences(item.reference)}
+    return item, dim, self._sents[k]
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #378573e6
 @patch
