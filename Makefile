@@ -27,7 +27,8 @@ help:
 
 $(STAMP):
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip setuptools wheel
+	@# the venv's own pip (Python's bundled one) is used as it is: upgrading it, setuptools and wheel took about 5 s; the same
+	@# torch wheel is picked, and setuptools (for the wheel test's build without isolation) is one of the dev extras
 	# torch is pinned; on these machines 2.13.0 resolves to the CPU wheel
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-compile torch==2.13.0
 	# the project and its tools: uv (from the package index) resolves and installs them in parallel, the versions pip
