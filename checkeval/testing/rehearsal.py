@@ -50,9 +50,12 @@ class PlantedJudge:
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #d6ae34fa
 _WORD = re.compile(r'[a-z0-9]+')
+_NOT_WORD = bytes(b if chr(b) in 'abcdefghijklmnopqrstuvwxyz0123456789' else 32 for b in range(256))
 def text_words(text:str) -> list[str]:
-    "Lower-case alphanumeric words (escaping, fences and spacing of a prompt do not change them)."
-    return _WORD.findall(str(text).lower())
+    """Lower-case alphanumeric words (escaping, fences and spacing of a prompt do not change them): the runs of `[a-z0-9]` of the
+    lower-cased text (`_WORD`), found by turning every other byte of its UTF-8 into a space (a non-ASCII character's bytes are
+    all above 127), three times quicker than the regular expression on a prompt."""
+    return str(text).lower().encode().translate(_NOT_WORD).decode().split()
 
 def _grams(ws:Sequence[str], n:int, step:int=1) -> list[tuple]:
     "The word `n`-grams of `ws` (every `step`-th) as tuples: hashed as they are, never joined into strings."
@@ -86,7 +89,7 @@ class ItemIndex:
     "Every evaluated text of some benchmarks, found again inside a prompt (word 6-grams), with the items' standardised human scores."
     def __init__(self, items_by_benchmark:dict, n:int=6, step:int=3):
         self.n, self.items, self.latent, self.dims = n, {}, {}, {}
-        self._out, self._short, self._words, self.canonical, self.by_id = {}, {}, {}, {}, {}
+        self._out, self._short, self._words, self.canonical, self.by_id, self._need = {}, {}, {}, {}, {}, {}
         for b, items in items_by_benchmark.items():
             items = list(items)
             self.latent[b] = human_latent(items)
@@ -94,9 +97,11 @@ class ItemIndex:
             first = {}
             for k, it in enumerate(items):
                 self.items[(b, k)] = it; self.by_id[(b, it.item_id)] = it
-                self.canonical[(b, it.item_id)] = first.setdefault((' '.join(text_words(it.output)), it.group_id), it)
                 ws = text_words(it.output)
-                for g in _grams(ws, n, step): self._out.setdefault(g, set()).add((b, k))
+                self.canonical[(b, it.item_id)] = first.setdefault((' '.join(ws), it.group_id), it)
+                gs = _grams(ws, n, step)
+                for g in gs: self._out.setdefault(g, set()).add((b, k))
+                self._need[(b, k)] = len(set(gs))   # a prompt showing the output whole has each of these n-grams: at least as many hits
                 if 0 < len(ws) < n: self._short.setdefault(ws[0], {}).setdefault(' '.join(ws), set()).add((b, k))   # too short for an n-gram: whole
 
     @classmethod
@@ -150,7 +155,8 @@ def lookup(self:ItemIndex, text:str):
     def cut(s):
         if s not in outside: outside[s] = flat.replace(s, ' | ') if s.strip() else flat
         return outside[s]
-    def shown(r): return (o := norm(r, 'output')) in flat and o in cut(src(r))   # a cut prompt's pieces are pieces of `flat`
+    def shown(r):   # fewer hits than the output's n-grams: not shown whole, no search needed; a cut prompt's pieces are pieces of `flat`
+        return hits[r] >= self._need[r] and (o := norm(r, 'output')) in flat and o in cut(src(r))
     seen = {}                                                   # the prompt's n-grams outside a source, per source
     def pieces(r):
         s = src(r)
