@@ -55,7 +55,7 @@ def text_words(text:str) -> list[str]:
     """Lower-case alphanumeric words (escaping, fences and spacing of a prompt do not change them): the runs of `[a-z0-9]` of the
     lower-cased text (`_WORD`), found by turning every other byte of its UTF-8 into a space (a non-ASCII character's bytes are
     all above 127), three times quicker than the regular expression on a prompt."""
-    return str(text).lower().encode().translate(_NOT_WORD).decode().split()
+    return str(text).lower().encode('utf-8', 'surrogatepass').translate(_NOT_WORD).decode().split()   # a lone surrogate: a separator too
 
 def _grams(ws:Sequence[str], n:int, step:int=1) -> list[tuple]:
     "The word `n`-grams of `ws` (every `step`-th) as tuples: hashed as they are, never joined into strings."
