@@ -155,8 +155,7 @@ def lookup(self:ItemIndex, text:str):
     def cut(s):
         if s not in outside: outside[s] = flat.replace(s, ' | ') if s.strip() else flat
         return outside[s]
-    def shown(r):   # fewer hits than the output's n-grams: not shown whole, no search needed; a cut prompt's pieces are pieces of `flat`
-        return hits[r] >= self._need[r] and (o := norm(r, 'output')) in flat and o in cut(src(r))
+    def shown(r): return hits[r] >= self._need[r] and (o := norm(r, 'output')) in flat and o in cut(src(r))   # fewer hits than its n-grams: not whole
     seen = {}                                                   # the prompt's n-grams outside a source, per source
     def pieces(r):
         s = src(r)
@@ -424,8 +423,7 @@ def _recognise(self:PlantedResponder, text:str) -> tuple:
     dim = self.index.dimension_of(item.benchmark, text, item) if item is not None else None
     if item is None: return None, None, None
     k = (item.benchmark, item.item_id)                     # every prompt about an item gets its sentences, split once
-    if k not in self._sents:
-        self._sents[k] = {'output': _sentences(item.output), 'source': _sentences(item.source or item.context), 'reference': _sentences(item.reference)}
+    if k not in self._sents: self._sents[k] = {'output': _sentences(item.output), 'source': _sentences(item.source or item.context), 'reference': _sentences(item.reference)}
     return item, dim, self._sents[k]
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #378573e6
