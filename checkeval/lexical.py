@@ -22,8 +22,8 @@ from .metaeval import correlation_rows, human_frame, attach_human
 from .settings import cache_dir
 
 # %% auto #0
-__all__ = ['LEXICAL_METRICS', 'SOURCE_AS_REFERENCE', 'PUBLISHED_SUMMEVAL_LEXICAL', 'split_sentences', 'lexical_scores',
-           'benchmark_references', 'lexical_frame', 'default_levels', 'lexical_correlation_rows',
+__all__ = ['LEXICAL_METRICS', 'SOURCE_AS_REFERENCE', 'PUBLISHED_SUMMEVAL_LEXICAL', 'split_sentences', 'lcs_indices',
+           'lexical_scores', 'benchmark_references', 'lexical_frame', 'default_levels', 'lexical_correlation_rows',
            'compare_published_summeval']
 
 # %% ../nbs/21_lexical.ipynb #a5141a81
@@ -51,11 +51,32 @@ class _CachedStemmer:
 def _tokens(text:str, stem:bool=True) -> tuple[str, ...]:
     return tuple(tokenize.tokenize(text, _CachedStemmer() if stem else None))
 
+# %% ../nbs/21_lexical.ipynb #d26cb206
+def lcs_indices(ref:Sequence, can:Sequence) -> tuple:
+    """rouge-score's `lcs_ind(ref, can)`: the positions in `ref` of the longest common subsequence its backtrack reads out
+    (the same one, ties included), from its table's rows as bit vectors instead of lists."""
+    n = len(can)
+    if not ref or not n: return ()
+    match, full = {}, (1 << n) - 1
+    for j, c in enumerate(can): match[c] = match.get(c, 0) | (1 << j)
+    rows, v = [full], full
+    for a in ref:
+        u = v & match.get(a, 0)
+        v = ((v + u) | (v - u)) & full
+        rows.append(v)
+    cell = lambda i, j: j - (rows[i] & ((1 << j) - 1)).bit_count()     # rouge-score's table[i][j]
+    i, j, out = len(ref), n, []
+    while i > 0 and j > 0:
+        if ref[i - 1] == can[j - 1]: out.append(i - 1); i -= 1; j -= 1
+        elif cell(i, j - 1) > cell(i - 1, j): j -= 1
+        else: i -= 1
+    return tuple(out[::-1])
+
 # %% ../nbs/21_lexical.ipynb #ae6db8b0
 @lru_cache(maxsize=1_000_000)
 def _lcs_ind(ref:tuple, can:tuple) -> tuple:
-    "rouge-score's `lcs_ind` (one LCS, as index positions in `ref`), memoised: extractive summaries repeat sentences."
-    return tuple(rs.lcs_ind(list(ref), list(can)))
+    "`lcs_indices`, memoised: extractive summaries repeat sentences."
+    return lcs_indices(ref, can)
 
 def _summary_level_lcs_f(ref_sents:list[tuple], can_sents:list[tuple]) -> float:
     "F-measure of rouge-score's `_summary_level_lcs` (ROUGE-1.5.5 union LCS with its double-count guard), memoised LCS."
