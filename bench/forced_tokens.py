@@ -1,12 +1,14 @@
-"""Replies held to a JSON schema on the `hf` backend with the built-in `smollm2` judge: the tokens the schema forces are
-fed to the model with the chosen token in one forward pass (`checkeval.judges.forced.forced_run`), against one step per
-token, the baseline, run in the same process on the same requests (`forced_run` replaced by one that finds no run).
+"""Replies held to a JSON schema on the `hf` backend with the built-in `smollm2` judge: the text the schema forces next is
+fed to the model as a draft with the chosen token in one forward pass and kept as far as greedy decoding takes it
+(`checkeval.judges.forced.jump_drafts`, `accept_draft`), against one step per token, the baseline, run in the same process
+on the same requests (`jump_drafts` replaced by one that drafts nothing).
 
-The requests are those of CheckEval (grouped yes/no questions) and InteractEval (its released checklist) on the
+The requests are those of CheckEval (grouped yes/no questions), InteractEval (its released checklist), Check-Eval (its
+checklist written by the judge, then answered) and SEAL (unit verdicts, 60 tokens a reply) on the
 `--items` shortest summaries of SummEval's shortest article (`short_items` of tests/conftest.py), coherence, as the smollm2 tests run them,
 each mode with a cache of its own, alternating, best of `--repeats`. Reported: seconds and the model's forward passes
-during decoding for both modes, their ratios, and how many answers are the same (the forced tokens are the only ones
-greedy decoding could take: every reply must be the same). The last line is one JSON object.
+during decoding for both modes, their ratios, and how many answers are the same (a drafted token is kept only where
+greedy decoding would take it: every reply must be the same). The last line is one JSON object.
 
     python bench/forced_tokens.py [--items 1] [--repeats 1]
 """
@@ -23,7 +25,7 @@ from conftest import short_items   # the items the smollm2 tests read
 
 
 def run(judge, items, root):
-    "Answers (method, item, question, reply, value) of CheckEval and InteractEval, seconds, decoding forward passes."
+    "Answers (method, item, question, reply, value) of CheckEval, InteractEval, Check-Eval and SEAL, seconds, decoding forward passes."
     from checkeval.runs import evaluate
     model, calls = judge._loaded()[0], [0]
     forward = model.forward
@@ -32,7 +34,8 @@ def run(judge, items, root):
         return forward(*a, **kw)
     model.forward, answers, t0 = counted, [], time.perf_counter()
     try:
-        for method, options in [('checkeval', {}), ('interacteval', {'sample_unit': 'items'})]:
+        for method, options in [('checkeval', {}), ('interacteval', {'sample_unit': 'items'}), ('keypoint', {'max_tokens': 250}),
+                                ('seal', {'max_tokens': 60})]:
             with warnings.catch_warnings():
                 warnings.simplefilter('ignore')
                 _, res = evaluate(method, 'summeval', judge, items=items, dimensions=['coherence'], seed=0, root=root/method, options=options)
@@ -51,27 +54,27 @@ def main(argv=None):
     from checkeval.judges import get_judge
     from checkeval.judges.builtin import ModelFileError
     torch.set_num_threads(1)
-    items, forced = short_items(args.items), hf.forced_run
-    modes = {'one_step_per_token': lambda held, new, *a, **k: [[] for _ in new], 'forced_runs': forced}
+    items, drafts = short_items(args.items), hf.jump_drafts
+    modes = {'one_step_per_token': lambda held, new, rooms: [[] for _ in new], 'drafts': drafts}
     best, out, calls = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix='forced-bench-') as tmp:
         for rep in range(max(1, args.repeats)):
             for mode, fn in modes.items():
                 try: judge = get_judge('smollm2', cache=Path(tmp)/f'{mode}-{rep}.sqlite', progress=False)
                 except ModelFileError as e: raise SystemExit(f'smollm2 is not installed: {e}')
-                hf.forced_run = fn
+                hf.jump_drafts = fn
                 try: out[mode], dt, calls[mode] = run(judge, items, Path(tmp)/f'{mode}-{rep}')
-                finally: hf.forced_run = forced
+                finally: hf.jump_drafts = drafts
                 best[mode] = min(best.get(mode, math.inf), dt)
-    a, b = out['one_step_per_token'], out['forced_runs']
+    a, b = out['one_step_per_token'], out['drafts']
     res = dict(bench='forced_tokens', backend='hf', model='smollm2 (SmolLM2-135M-Instruct, fp32, CPU)', items=len(items),
                answers=len(b), same_answers=sum(x == y for x, y in zip(a, b)) if len(a) == len(b) else 0,
-               seconds_one_step=round(best['one_step_per_token'], 2), seconds_forced=round(best['forced_runs'], 2),
-               ratio=round(best['one_step_per_token']/best['forced_runs'], 2),
-               decode_forwards_one_step=calls['one_step_per_token'], decode_forwards_forced=calls['forced_runs'],
+               seconds_one_step=round(best['one_step_per_token'], 2), seconds_drafts=round(best['drafts'], 2),
+               ratio=round(best['one_step_per_token']/best['drafts'], 2),
+               decode_forwards_one_step=calls['one_step_per_token'], decode_forwards_drafts=calls['drafts'],
                torch=torch.__version__, threads=torch.get_num_threads(), python=platform.python_version(),
                goal='fewer decoding forward passes, every answer the same')
-    res['goal_met'] = bool(res['decode_forwards_forced'] < res['decode_forwards_one_step'] and res['same_answers'] == res['answers'])
+    res['goal_met'] = bool(res['decode_forwards_drafts'] < res['decode_forwards_one_step'] and res['same_answers'] == res['answers'])
     print(json.dumps(res))
 
 

@@ -1,4 +1,4 @@
-"""The attention the `hf` backend runs on a CPU: PyTorch's fused SDPA kernel, handed each key head once where several query heads share it.
+"""The attention the `hf` backend runs on a CPU: PyTorch's fused SDPA kernel, handed each key head once where several query heads share it, and the KV cache it reads, in buffers with room to grow.
 
 Docs: https://checkeval.github.io/checkeval/judges_attention.html.md"""
 
@@ -6,9 +6,10 @@ Docs: https://checkeval.github.io/checkeval/judges_attention.html.md"""
 
 # %% ../../nbs/03l_judges_attention.ipynb #67533bfe
 from __future__ import annotations
+import functools
 
 # %% auto #0
-__all__ = ['sdpa_gqa', 'use_sdpa_gqa']
+__all__ = ['sdpa_gqa', 'use_sdpa_gqa', 'buffer_layer', 'preallocate']
 
 # %% ../../nbs/03l_judges_attention.ipynb #94a328b7
 def sdpa_gqa(module, query, key, value, attention_mask, dropout:float=0.0, scaling:float|None=None, is_causal:bool|None=None, **kwargs):
@@ -34,3 +35,39 @@ def use_sdpa_gqa(model, name:str='sdpa_gqa'):
     AttentionMaskInterface.register(name, sdpa_mask)
     model.set_attn_implementation(name)
     return model
+
+# %% ../../nbs/03l_judges_attention.ipynb #45ae4087
+@functools.cache
+def buffer_layer():
+    "A transformers cache layer whose keys and values live in a buffer with room to grow (built on first use: transformers is heavy)."
+    from transformers.cache_utils import DynamicLayer
+    class BufferLayer(DynamicLayer):
+        def __init__(self, room:int=64): super().__init__(); self.room = room
+        def _alloc(self, k, v, room:int):
+            b, h, n, d = k.shape
+            self._k, self._v = k.new_empty((b, h, n + room, d)), v.new_empty((b, h, n + room, d))
+            self._k[:, :, :n], self._v[:, :, :n] = k, v
+            self.keys, self.values = self._k[:, :, :n], self._v[:, :, :n]
+        def update(self, key_states, value_states, *args, **kwargs):
+            if not self.is_initialized:
+                self.is_initialized, self.device = True, key_states.device
+                self._alloc(key_states[:, :, :0], value_states[:, :, :0], self.room)
+            n, m = self.keys.shape[-2], key_states.shape[-2]
+            if n + m > self._k.shape[-2]: self._alloc(self.keys, self.values, max(m, self.room))
+            self._k[:, :, n:n+m], self._v[:, :, n:n+m] = key_states, value_states
+            self.keys, self.values = self._k[:, :, :n+m], self._v[:, :, :n+m]
+            return self.keys, self.values
+        def batch_select_indices(self, indices):
+            n = self.keys.shape[-2]
+            self._k, self._v = self._k[indices], self._v[indices]
+            self.keys, self.values = self._k[:, :, :n], self._v[:, :, :n]
+    return BufferLayer
+
+def preallocate(cache, room:int):
+    "`cache` (a `DynamicCache`) with each layer moved into a buffer with room for `room` more tokens; in place."
+    B = buffer_layer()
+    for l, layer in enumerate(cache.layers):
+        if isinstance(layer, B) or not layer.is_initialized: continue
+        b = B(room); b.is_initialized, b.device = True, layer.keys.device
+        b._alloc(layer.keys, layer.values, room); cache.layers[l] = b
+    return cache

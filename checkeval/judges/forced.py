@@ -1,4 +1,4 @@
-"""The tokens a reply held to a JSON schema must take next, found before the model is asked, so that the `hf` backend computes a run of them in one step.
+"""The text a reply held to a JSON schema must take next, sent to the model as a draft with the token it chose, so that the `hf` backend checks a run of tokens in one step.
 
 Docs: https://checkeval.github.io/checkeval/judges_forced.html.md"""
 
@@ -8,24 +8,13 @@ Docs: https://checkeval.github.io/checkeval/judges_forced.html.md"""
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['schema_of', 'forced_token', 'read_reply', 'forced_run']
+__all__ = ['schema_of', 'read_reply', 'jump_drafts', 'accept_draft']
 
 # %% ../../nbs/03j_judges_forced.ipynb #c27d3853
 def schema_of(req) -> dict|None:
     "The JSON schema the reply to `req` (a `JudgeRequest`) must follow, if any."
     c = req.constraint
     return c.json_schema if c is not None and c.json_schema is not None else None
-
-# %% ../../nbs/03j_judges_forced.ipynb #bda9eae7
-def forced_token(matcher, bitmask) -> int|None:
-    "The one token xgrammar `matcher` allows next, or None (several, or it has ended); `bitmask`: a one-row xgrammar bitmask."
-    import torch
-    if matcher.is_terminated(): return None
-    matcher.fill_next_token_bitmask(bitmask, 0)
-    words = torch.nonzero(bitmask[0]).flatten().tolist()
-    if len(words) != 1: return None
-    v = int(bitmask[0, words[0]]) & 0xFFFFFFFF                       # 32 tokens a word; the sign bit is token 31
-    return words[0]*32 + v.bit_length() - 1 if v & (v - 1) == 0 else None
 
 # %% ../../nbs/03j_judges_forced.ipynb #1619fe1a
 def read_reply(row:list, toks:list[int]):
@@ -37,22 +26,30 @@ def read_reply(row:list, toks:list[int]):
     row[1] = len(toks)
 
 # %% ../../nbs/03j_judges_forced.ipynb #c8ebfd02
-def forced_run(held:list|None, new:list[list[int]], room:int, vocab_size:int, stop=frozenset()) -> list[list[int]]:
-    """The tokens each row must take next, as many for every row: row k's matcher `held[k]` first reads its reply so far
-    `new[k]`; then, while every row's schema allows one token and it is not in `stop` (end of sequence, suppressed tokens),
-    each row takes it, for at most `room` tokens. No run when a row has no schema (`held` None, or a None in it)."""
+def jump_drafts(held:list|None, new:list[list[int]], rooms:list[int]) -> list[list[int]]:
+    """Each row's draft: the tokens of the text its schema forces next, as xgrammar spells it (`find_jump_forward_tokens`),
+    after row k's matcher `held[k]` has read its reply so far `new[k]`; at most `rooms[k]` tokens. No draft for a row
+    without a schema (`held` None, or None for the row), with no room, or whose reply has ended."""
+    out = []
+    for k, toks in enumerate(new):
+        h = held[k] if held else None
+        if h is None or rooms[k] <= 0: out.append([]); continue
+        read_reply(h, toks)
+        out.append([] if h[0].is_terminated() else list(h[0].find_jump_forward_tokens())[:rooms[k]])
+    return out
+
+# %% ../../nbs/03j_judges_forced.ipynb #4330094c
+def accept_draft(row:list, logits, draft:list[int], new:list[int], banned=()) -> int:
+    """How many tokens of `draft` greedy decoding takes. `logits[i]`: the logits after the row's chosen token and the first i
+    drafted tokens; each is limited in place to the tokens the row's matcher `row[0]` allows (and never `banned` ones), and
+    drafted token i is taken while it is the most likely of those. Taken tokens are read by the matcher and appended to `new`."""
     import xgrammar as xgr
-    run = [[] for _ in new]
-    if not held or any(h is None for h in held) or room <= 0: return run
-    for h, toks in zip(held, new): read_reply(h, toks)
-    bm = xgr.allocate_token_bitmask(1, vocab_size)
-    while len(run[0]) < room:
-        step = []
-        for h in held:
-            t = forced_token(h[0], bm)
-            if t is None or t in stop: break
-            step.append(t)
-        if len(step) < len(held): break
-        for h, r, t in zip(held, run, step): h[0].accept_token(t); r.append(t)
-    for h, toks, r in zip(held, new, run): h[1] = len(toks) + len(r)
-    return run
+    bm, n = xgr.allocate_token_bitmask(1, logits.shape[-1]), 0
+    while n < len(draft):
+        lg = logits[n]
+        if banned: lg[list(banned)] = -float('inf')
+        row[0].fill_next_token_bitmask(bm, 0); xgr.apply_token_bitmask_inplace(lg[None], bm)
+        if int(lg.argmax()) != draft[n]: break
+        row[0].accept_token(draft[n]); new.append(draft[n]); n += 1
+    row[1] = len(new)
+    return n

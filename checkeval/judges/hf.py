@@ -12,9 +12,9 @@ from typing import Sequence
 from fastcore.basics import patch
 from .types import Constraint, JudgeRequest, JudgeResponse, request_key
 from .engine import Judge, _chunks, register_backend
-from .forced import forced_run, read_reply, schema_of
+from .forced import accept_draft, jump_drafts, read_reply, schema_of
 from .sampling import next_tokens, row_generator
-from .attention import use_sdpa_gqa
+from .attention import preallocate, use_sdpa_gqa
 
 # %% auto #0
 __all__ = ['HFBackend', 'HFJudge']
@@ -476,56 +476,36 @@ def _prefill_one(self:HFJudge, seq:list[int]):
     with torch.inference_mode(): cache, logits, mask = self._extend(None, None, [seq], [0])
     return cache, logits, mask, torch.tensor([len(seq)])
 
-# %% ../../nbs/03e_judges_hf.ipynb #45ae4087
-@functools.cache
-def _buffer_layer():
-    "A transformers cache layer whose keys and values live in a buffer with room to grow (built on first use: transformers is heavy)."
-    from transformers.cache_utils import DynamicLayer
-    class BufferLayer(DynamicLayer):
-        def __init__(self, room:int=64): super().__init__(); self.room = room
-        def _alloc(self, k, v, room:int):
-            b, h, n, d = k.shape
-            self._k, self._v = k.new_empty((b, h, n + room, d)), v.new_empty((b, h, n + room, d))
-            self._k[:, :, :n], self._v[:, :, :n] = k, v
-            self.keys, self.values = self._k[:, :, :n], self._v[:, :, :n]
-        def update(self, key_states, value_states, *args, **kwargs):
-            if not self.is_initialized:
-                self.is_initialized, self.device = True, key_states.device
-                self._alloc(key_states[:, :, :0], value_states[:, :, :0], self.room)
-            n, m = self.keys.shape[-2], key_states.shape[-2]
-            if n + m > self._k.shape[-2]: self._alloc(self.keys, self.values, max(m, self.room))
-            self._k[:, :, n:n+m], self._v[:, :, n:n+m] = key_states, value_states
-            self.keys, self.values = self._k[:, :, :n+m], self._v[:, :, :n+m]
-            return self.keys, self.values
-        def batch_select_indices(self, indices):
-            n = self.keys.shape[-2]
-            self._k, self._v = self._k[indices], self._v[indices]
-            self.keys, self.values = self._k[:, :, :n], self._v[:, :, :n]
-    return BufferLayer
-
-def _preallocate(cache, room:int):
-    "`cache` (a `DynamicCache`) with each layer moved into a buffer with room for `room` more tokens; in place."
-    B = _buffer_layer()
-    for l, layer in enumerate(cache.layers):
-        if isinstance(layer, B) or not layer.is_initialized: continue
-        b = B(room); b.is_initialized, b.device = True, layer.keys.device
-        b._alloc(layer.keys, layer.values, room); cache.layers[l] = b
-    return cache
+# %% ../../nbs/03e_judges_hf.ipynb #155e54f5
+@patch
+def _step(self:HFJudge, cache, nxt, drafts:list[list[int]], mask, pos):
+    """One decoding pass over each row's chosen token `nxt` and its draft (shorter drafts padded): (cache, the logits at
+    every position (rows, longest draft + 1, vocabulary), the attention mask with the new columns)."""
+    import torch
+    model, tok = self._loaded()
+    K = max(map(len, drafts))
+    ids = torch.full((len(drafts), K + 1), tok.eos_token_id, dtype=torch.long); ids[:, 0] = nxt
+    for row, d in enumerate(drafts): ids[row, 1:1 + len(d)] = torch.tensor(d, dtype=torch.long)
+    mask = torch.cat([mask, torch.ones(ids.shape, dtype=torch.long)], 1)
+    out = model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device), logits_to_keep=K + 1,
+                position_ids=(pos[:, None] + torch.arange(K + 1)).to(self.device), use_cache=True, **{_cache_arg(type(model)): cache})
+    self.prefix_stats['tokens_computed'] += ids.numel()
+    return _past(out), out.logits.float(), mask
 
 # %% ../../nbs/03e_judges_hf.ipynb #36ad533a
 @patch
 def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos) -> tuple[list[list[int]], list]:
     """New tokens (greedy, or drawn by `next_tokens`) and, for requests asking, each step's logits of a prefilled batch, one row
-    per request. The tokens a reply's JSON schema forces next (`forced_run`) go into the model with the chosen one, in one pass."""
+    per request. A greedy row held to a JSON schema sends the text its schema forces next (`jump_drafts`) with its chosen token
+    in one pass (`_step`) and keeps the drafted tokens greedy decoding takes (`accept_draft`)."""
     import torch
     model, tok = self._loaded()
     limits, eos, banned = [self._limit(r) for r in reqs], tok.eos_token_id, self._suppressed()
-    stop = {eos, *banned}
     new, scores = [[] for _ in reqs], [[] if r.logprobs else None for r in reqs]
     held = self._held(reqs)                           # JSON-schema matchers of the rows (None: no row has one)
     gens = [row_generator(r) for r in reqs]           # each sampled row's own random generator (None: greedy)
     live = list(range(len(reqs)))                     # request index of each row still in the batch
-    _preallocate(cache, max(limits))                  # each step writes its keys in place instead of copying the cache
+    preallocate(cache, max(limits))                  # each step writes its keys in place instead of copying the cache
     with torch.inference_mode():
         while True:
             if banned: logits[:, banned] = -float('inf')
@@ -540,17 +520,15 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
                 idx = torch.tensor(keep)
                 cache.batch_select_indices(idx.to(self.device)); mask, pos, nxt = mask[idx], pos[idx], nxt[idx]
                 live = [live[row] for row in keep]
-            V, room = logits.shape[-1], min(limits[j] - len(new[j]) for j in live) - 1
-            run = forced_run(held and [held[j] for j in live], [new[j] for j in live], room, V, stop)
-            ids = torch.cat([nxt[:, None], torch.tensor(run, dtype=torch.long)], 1)   # runs: one length for all rows
-            mask = torch.cat([mask, torch.ones(ids.shape, dtype=torch.long)], 1)
-            out = model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device), logits_to_keep=1,
-                        position_ids=(pos[:, None] + torch.arange(ids.shape[1])).to(self.device), use_cache=True, **{_cache_arg(type(model)): cache})
-            cache, logits, pos = _past(out), out.logits[:, -1].float(), pos + ids.shape[1]
-            for row, j in enumerate(live):
-                new[j] += run[row]      # a forced step's log-probabilities: 0 for its token (the only one allowed), as a masked step gives
-                if scores[j] is not None: scores[j] += [_top_logprobs(torch.full((V,), -torch.inf).index_fill_(0, torch.tensor([t]), 0.), reqs[j].top_logprobs) for t in run[row]]
-            self.prefix_stats['tokens_computed'] += ids.numel()
+            rooms = [limits[j] - len(new[j]) - 1 if gens[j] is None else 0 for j in live]    # a sampled row: no draft
+            drafts = jump_drafts(held and [held[j] for j in live], [new[j] for j in live], rooms)
+            cache, L, mask = self._step(cache, nxt, drafts, mask, pos)
+            taken = [accept_draft(held[j], L[row], d, new[j], banned) if d else 0 for row, (j, d) in enumerate(zip(live, drafts))]
+            for row, (j, n) in enumerate(zip(live, taken)):
+                mask[row, mask.shape[1] - L.shape[1] + 1 + n:] = 0    # the drafted tokens not taken (and padding): masked from now on
+                if scores[j] is not None: scores[j] += [_top_logprobs(L[row, k], reqs[j].top_logprobs) for k in range(n)]
+            taken = torch.tensor(taken)
+            logits, pos = L[torch.arange(len(live)), taken], pos + 1 + taken
 
 # %% ../../nbs/03e_judges_hf.ipynb #f9d6b764
 @patch
