@@ -36,7 +36,7 @@ $(STAMP):
 	@# (`--python`, pip >= 22.3), else by the venv's own pip after all
 	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
 	test -x $(BIN)/uv || $(PYTHON) -m pip --python $(BIN)/python install -q --disable-pip-version-check uv==0.13.9 \
-	  || { $(BIN)/python -m ensurepip -q && $(BIN)/python -m pip install -q --disable-pip-version-check uv==0.13.9; }
+	  || { $(BIN)/python -m ensurepip >/dev/null && $(BIN)/python -m pip install -q --disable-pip-version-check uv==0.13.9; }
 	# torch is pinned; on these machines 2.13.0 is the CPU wheel in pip's find-links folder, which uv is shown too
 	@# (uv reads no pip configuration): 4 s, against pip's 14 (measured, idle machine)
 	$(UV) $(foreach d,$(FIND_LINKS),--find-links $(d)) torch==2.13.0
