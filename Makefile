@@ -20,7 +20,7 @@ PYTEST_WORKERS ?= 2
 UV = $(BIN)/uv pip install -q --python $(BIN)/python
 FIND_LINKS = $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
 # Python writes each module's bytecode the first time it is imported, even where the environment says not to
-# (PYTHONDONTWRITEBYTECODE=1 on these machines): the install compiles nothing (pip --no-compile; byte-compiling all of
+# (PYTHONDONTWRITEBYTECODE=1 on these machines): the install compiles nothing (uv does not by default; pip byte-compiling all of
 # torch and the dev tools took about 90 of the install's 165 s, measured), and every later process reads the bytecode
 # of the modules it imports (`import torch, transformers, ...` 21 s the first time, 6.4 s after; 6.7 s when pip compiled all).
 unexport PYTHONDONTWRITEBYTECODE
