@@ -11,10 +11,11 @@ INSTALL_HASH := $(shell cat pyproject.toml requirements-model.txt 2>/dev/null | 
 STAMP := $(VENV)/.installed-$(INSTALL_HASH)
 # Jupyter refuses to start as root without --allow-root (containers, CI machines)
 LAB_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
-# Workers for nbdev-test and pytest (the CI machine has 2 cores). `make test` runs nbdev-test beside pytest's two workers:
-# one notebook worker imports the library's stack once, not twice (nbdev-test 116 -> 87 CPU-seconds in a fresh clone's
-# `make test`, the whole 353 -> 322 s, measured); run alone, `make test-nbs NB_WORKERS=2` is quicker
-NB_WORKERS ?= 1
+# Workers for nbdev-test and pytest (the CI machine has 2 cores). `make test` runs nbdev-test beside pytest's two workers
+# with one notebook worker (TEST_NB_WORKERS), which imports the library's stack once, not twice (nbdev-test 116 -> 87
+# CPU-seconds in a fresh clone's `make test`, the whole 353 -> 322 s, measured); `make test-nbs` alone uses two
+NB_WORKERS ?= 2
+TEST_NB_WORKERS ?= 1
 PYTEST_WORKERS ?= 2
 # uv installs into the venv; pip's find-links folders (the environment's, else pip's configuration) are passed on to it
 UV = $(BIN)/uv pip install -q --python $(BIN)/python
@@ -79,7 +80,7 @@ test-py: $(STAMP)
 test: $(STAMP) check-sync
 	@# the notebooks and pytest side by side once the tree is checked (each alone leaves a core idle part of the time:
 	@# nbdev-test used 1.5 of 2 cores); each one's output is printed when it ends (-O), each failure fails `make test`
-	$(MAKE) --no-print-directory -j2 -Otarget test-nbs test-py
+	$(MAKE) --no-print-directory -j2 -Otarget test-nbs test-py NB_WORKERS=$(TEST_NB_WORKERS)
 
 reproduce: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/checkeval reproduce $(REPRODUCE_ARGS)
