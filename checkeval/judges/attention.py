@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 
 # %% auto #0
-__all__ = ['sdpa_gqa', 'use_sdpa_gqa', 'buffer_layer', 'preallocate']
+__all__ = ['sdpa_gqa', 'use_sdpa_gqa', 'buffer_layer', 'preallocate', 'select_rows', 'merge_caches']
 
 # %% ../../nbs/03l_judges_attention.ipynb #94a328b7
 def sdpa_gqa(module, query, key, value, attention_mask, dropout:float=0.0, scaling:float|None=None, is_causal:bool|None=None, **kwargs):
@@ -64,10 +64,53 @@ def buffer_layer():
     return BufferLayer
 
 def preallocate(cache, room:int):
-    "`cache` (a `DynamicCache`) with each layer moved into a buffer with room for `room` more tokens; in place."
+    "`cache` (a `DynamicCache`) with each layer moved into a buffer with room for `room` more tokens (unless it has that room); in place."
     B = buffer_layer()
     for l, layer in enumerate(cache.layers):
-        if isinstance(layer, B) or not layer.is_initialized: continue
-        b = B(room); b.is_initialized, b.device = True, layer.keys.device
+        if not layer.is_initialized or (isinstance(layer, B) and layer._k.shape[-2] - layer.keys.shape[-2] >= room): continue
+        b = layer if isinstance(layer, B) else B(room)
+        b.is_initialized, b.device, b.room = True, layer.keys.device, room
         b._alloc(layer.keys, layer.values, room); cache.layers[l] = b
     return cache
+
+# %% ../../nbs/03l_judges_attention.ipynb #87cfc49b
+def select_rows(cache, rows:list[int], room:int):
+    """`cache` with its rows `rows` (repeats allowed: a shared prefix once per row of a group) each written once into buffers with
+    room for `room` more tokens; in place. What `batch_select_indices` and the next forward's concatenation give, in one copy."""
+    import torch
+    B = buffer_layer()
+    dest = {}
+    for j, r in enumerate(rows): dest.setdefault(r, []).append(j)
+    for l, layer in enumerate(cache.layers):
+        if not layer.is_initialized: continue
+        k, v = layer.keys, layer.values
+        b, n = B(room), k.shape[-2]
+        b.is_initialized, b.device = True, k.device
+        b._k, b._v = k.new_empty((len(rows), k.shape[1], n + room, k.shape[3])), v.new_empty((len(rows), v.shape[1], n + room, v.shape[3]))
+        for r, js in dest.items():
+            at = slice(js[0], js[-1] + 1) if js[-1] - js[0] + 1 == len(js) else torch.tensor(js, device=k.device)
+            b._k[at, :, :n], b._v[at, :, :n] = k[r], v[r]       # one source row broadcast to its places
+        b.keys, b.values = b._k[:, :, :n], b._v[:, :, :n]
+        cache.layers[l] = b
+    return cache
+
+# %% ../../nbs/03l_judges_attention.ipynb #a0d6b1d9
+def merge_caches(caches:list, room:int):
+    """One cache with the rows of `caches` in order, each left-padded with zeros to the longest, in buffers with room for `room`
+    more tokens (held by the first cache object): what padding, concatenating and `preallocate` give, in one copy."""
+    B = buffer_layer()
+    out, T = caches[0], max(c.get_seq_length() for c in caches)
+    for l in range(len(out.layers)):
+        ks, vs = [c.layers[l].keys for c in caches], [c.layers[l].values for c in caches]
+        b, (h, d) = B(room), ks[0].shape[1::2]
+        b.is_initialized, b.device = True, ks[0].device
+        b._k = ks[0].new_empty((sum(k.shape[0] for k in ks), h, T + room, d)); b._v = vs[0].new_empty(b._k.shape)
+        r = 0
+        for k, v in zip(ks, vs):
+            m, n = k.shape[0], k.shape[-2]
+            if n < T: b._k[r:r+m, :, :T-n], b._v[r:r+m, :, :T-n] = 0, 0
+            b._k[r:r+m, :, T-n:T], b._v[r:r+m, :, T-n:T] = k, v
+            r += m
+        b.keys, b.values = b._k[:, :, :T], b._v[:, :, :T]
+        out.layers[l] = b
+    return out

@@ -14,7 +14,7 @@ from .types import Constraint, JudgeRequest, JudgeResponse, request_key
 from .engine import Judge, _chunks, register_backend
 from .forced import accept_draft, jump_drafts, read_reply, schema_of
 from .sampling import next_tokens, row_generator
-from .attention import preallocate, use_sdpa_gqa
+from .attention import merge_caches, preallocate, select_rows, use_sdpa_gqa
 
 # %% auto #0
 __all__ = ['HFBackend', 'HFJudge']
@@ -207,7 +207,7 @@ def _extend(self:HFJudge, cache, mask, parts:list[list[int]], starts:list[int], 
     import torch
     model, tok = self._loaded()
     n, S, dev = len(parts), max(map(len, parts)), self.device
-    if cache is not None and rows is not None: cache.batch_select_indices(torch.tensor(rows, device=dev))   # rows may repeat
+    if cache is not None and rows is not None: select_rows(cache, rows, S)   # rows may repeat; the forward writes its keys after them
     ids = torch.full((n, S), tok.pad_token_id, dtype=torch.long)
     new = torch.zeros((n, S), dtype=torch.long)
     pos = torch.zeros((n, S), dtype=torch.long)
@@ -450,22 +450,15 @@ def _generate(self:HFJudge, reqs, seqs=None):
 
 # %% ../../nbs/03e_judges_hf.ipynb #18771b93
 @patch
-def _merge_rows(self:HFJudge, parts:list):
-    "One decoding batch from prefilled groups `parts` [(cache, logits, mask, pos)]: caches left-padded to one length."
+def _merge_rows(self:HFJudge, parts:list, room:int=0):
+    """One decoding batch from prefilled groups `parts` [(cache, logits, mask, pos)]: caches left-padded to one length, in buffers
+    with room for `room` more tokens (`merge_caches`: one copy)."""
     import torch
     import torch.nn.functional as F
-    from transformers import DynamicCache
     if len(parts) == 1: return parts[0]
     T = max(m.shape[1] for _, _, m, _ in parts)
-    pad = lambda x, n: F.pad(x, (0, 0, n, 0)) if n else x      # (rows, heads, length, dim): zeros before the keys
-    layers = []
-    for l in range(len(parts[0][0].layers)):
-        ks = [pad(c.layers[l].keys, T - m.shape[1]) for c, _, m, _ in parts]
-        vs = [pad(c.layers[l].values, T - m.shape[1]) for c, _, m, _ in parts]
-        layers.append((torch.cat(ks), torch.cat(vs)))
     mask = torch.cat([F.pad(m, (T - m.shape[1], 0)) for _, _, m, _ in parts])
-    return (DynamicCache(layers, config=self._loaded()[0].config), torch.cat([lg for _, lg, _, _ in parts]), mask,
-            torch.cat([p for *_, p in parts]))
+    return (merge_caches([c for c, *_ in parts], room), torch.cat([lg for _, lg, _, _ in parts]), mask, torch.cat([p for *_, p in parts]))
 
 # %% ../../nbs/03e_judges_hf.ipynb #4468c1e0
 @patch
@@ -543,7 +536,7 @@ def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests,
         for g, P, i in chunk: parts.setdefault((g, P), []).append(i)
         order = [i for idx in parts.values() for i in idx]
         prefilled = [self._prefill_tree([seqs[i] for i in idx], P) if P else self._prefill_one(seqs[idx[0]]) for (_, P), idx in parts.items()]
-        new, scores = self._decode_rows([requests[i] for i in order], *self._merge_rows(prefilled))
+        new, scores = self._decode_rows([requests[i] for i in order], *self._merge_rows(prefilled, room=max(self._limit(requests[i]) for i in order)))
         dt = (time.perf_counter() - t0)/len(order)
         out += [(i, self._reply(requests[i], new[j], scores[j], len(seqs[i]), dt)) for j, i in enumerate(order)]
     return out
