@@ -22,6 +22,8 @@ os.environ.setdefault('HF_HUB_OFFLINE', '1')
 os.environ.setdefault('TRANSFORMERS_OFFLINE', '1')
 os.environ.setdefault('CHECKEVAL_PROGRESS', '0')
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gqa_attention import run as checkeval_forms   # CheckEval's two forms on the same items, answers and seconds
 
 
 def old_select(cache, rows, room):
@@ -44,16 +46,15 @@ def old_merge(caches, room):
 
 
 def run(judge, items, root):
-    "Answers (method, item, question, reply, value, P(yes)) of CheckEval's two forms and SEEval, and the seconds they took."
+    "Answers of CheckEval's two forms (`gqa_attention.run`), then of SEEval (method, item, reply, value), and the seconds they took."
     from checkeval.runs import evaluate
-    answers, t0 = [], time.perf_counter()
-    for method, form, options in [('checkeval', 'p_yes', {'granularity': 'question', 'answer': 'choices'}),
-                                  ('checkeval', 'grouped', {}), ('seeval', 'default', {})]:
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            _, res = evaluate(method, 'summeval', judge, items=items, dimensions=['coherence'], seed=0, root=root/f'{method}-{form}', options=options)
-        answers += [(method, form, a.item_id, a.question_id, a.raw_text, a.value, a.p_yes) for a in res.answers]
-    return answers, time.perf_counter() - t0
+    answers, dt = checkeval_forms(judge, items, root)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        _, res = evaluate('seeval', 'summeval', judge, items=items, dimensions=['coherence'], seed=0, root=root/'seeval')
+    answers += [('seeval', a.item_id, a.raw_text, a.value) for a in res.answers]
+    return answers, dt + time.perf_counter() - t0
 
 
 def main(argv=None):

@@ -43,14 +43,17 @@ def buffer_layer():
     from transformers.cache_utils import DynamicLayer
     class BufferLayer(DynamicLayer):
         def __init__(self, room:int=64): super().__init__(); self.room = room
+        def _adopt(self, kbuf, vbuf, n:int):
+            "Hold the buffers `kbuf`, `vbuf` (rows, heads, length, dim), of which the first `n` columns are filled."
+            self.is_initialized, self.device, self._k, self._v = True, kbuf.device, kbuf, vbuf
+            self.keys, self.values = kbuf[:, :, :n], vbuf[:, :, :n]
+            return self
         def _alloc(self, k, v, room:int):
             b, h, n, d = k.shape
-            self._k, self._v = k.new_empty((b, h, n + room, d)), v.new_empty((b, h, n + room, d))
+            self._adopt(k.new_empty((b, h, n + room, d)), v.new_empty((b, h, n + room, d)), n)
             self._k[:, :, :n], self._v[:, :, :n] = k, v
-            self.keys, self.values = self._k[:, :, :n], self._v[:, :, :n]
         def update(self, key_states, value_states, *args, **kwargs):
             if not self.is_initialized:
-                self.is_initialized, self.device = True, key_states.device
                 self._alloc(key_states[:, :, :0], value_states[:, :, :0], self.room)
             n, m = self.keys.shape[-2], key_states.shape[-2]
             if n + m > self._k.shape[-2]: self._alloc(self.keys, self.values, max(m, self.room))
@@ -58,9 +61,7 @@ def buffer_layer():
             self.keys, self.values = self._k[:, :, :n+m], self._v[:, :, :n+m]
             return self.keys, self.values
         def batch_select_indices(self, indices):
-            n = self.keys.shape[-2]
-            self._k, self._v = self._k[indices], self._v[indices]
-            self.keys, self.values = self._k[:, :, :n], self._v[:, :, :n]
+            self._adopt(self._k[indices], self._v[indices], self.keys.shape[-2])
     return BufferLayer
 
 def preallocate(cache, room:int):
@@ -69,7 +70,7 @@ def preallocate(cache, room:int):
     for l, layer in enumerate(cache.layers):
         if not layer.is_initialized or (isinstance(layer, B) and layer._k.shape[-2] - layer.keys.shape[-2] >= room): continue
         b = layer if isinstance(layer, B) else B(room)
-        b.is_initialized, b.device, b.room = True, layer.keys.device, room
+        b.room = room
         b._alloc(layer.keys, layer.values, room); cache.layers[l] = b
     return cache
 
@@ -83,14 +84,11 @@ def select_rows(cache, rows:list[int], room:int):
     for j, r in enumerate(rows): dest.setdefault(r, []).append(j)
     for l, layer in enumerate(cache.layers):
         if not layer.is_initialized: continue
-        k, v = layer.keys, layer.values
-        b, n = B(room), k.shape[-2]
-        b.is_initialized, b.device = True, k.device
-        b._k, b._v = k.new_empty((len(rows), k.shape[1], n + room, k.shape[3])), v.new_empty((len(rows), v.shape[1], n + room, v.shape[3]))
+        k, v, n = layer.keys, layer.values, layer.keys.shape[-2]
+        b = B(room)._adopt(k.new_empty((len(rows), k.shape[1], n + room, k.shape[3])), v.new_empty((len(rows), v.shape[1], n + room, v.shape[3])), n)
         for r, js in dest.items():
             at = slice(js[0], js[-1] + 1) if js[-1] - js[0] + 1 == len(js) else torch.tensor(js, device=k.device)
             b._k[at, :, :n], b._v[at, :, :n] = k[r], v[r]       # one source row broadcast to its places
-        b.keys, b.values = b._k[:, :, :n], b._v[:, :, :n]
         cache.layers[l] = b
     return cache
 
@@ -102,15 +100,12 @@ def merge_caches(caches:list, room:int):
     out, T = caches[0], max(c.get_seq_length() for c in caches)
     for l in range(len(out.layers)):
         ks, vs = [c.layers[l].keys for c in caches], [c.layers[l].values for c in caches]
-        b, (h, d) = B(room), ks[0].shape[1::2]
-        b.is_initialized, b.device = True, ks[0].device
-        b._k = ks[0].new_empty((sum(k.shape[0] for k in ks), h, T + room, d)); b._v = vs[0].new_empty(b._k.shape)
-        r = 0
+        shape = (sum(k.shape[0] for k in ks), ks[0].shape[1], T + room, ks[0].shape[3])
+        b, r = B(room)._adopt(ks[0].new_empty(shape), vs[0].new_empty(shape), T), 0
         for k, v in zip(ks, vs):
             m, n = k.shape[0], k.shape[-2]
             if n < T: b._k[r:r+m, :, :T-n], b._v[r:r+m, :, :T-n] = 0, 0
             b._k[r:r+m, :, T-n:T], b._v[r:r+m, :, T-n:T] = k, v
             r += m
-        b.keys, b.values = b._k[:, :, :T], b._v[:, :, :T]
         out.layers[l] = b
     return out
