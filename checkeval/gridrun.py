@@ -6,8 +6,8 @@ Docs: https://checkeval.github.io/checkeval/gridrun.html.md"""
 
 # %% ../nbs/31d_gridrun.ipynb #3daaa09e
 from __future__ import annotations
-from .settings import checkout_root, jobs as settings_jobs
-import importlib, json, os, shutil, sys, tempfile, threading, time
+from .settings import checkout_root, fork_kernels, jobs as settings_jobs
+import contextlib, importlib, json, os, shutil, sys, tempfile, threading, time
 import nbformat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -18,11 +18,12 @@ from tqdm.auto import tqdm
 from .settings import ENV_PROGRESS, runs_dir
 from .judges import DryRunJudge, get_judge
 from .runs import evaluate, method_spec, run_dir
+from .kernelfork import ForkServer, fork_kernel_manager
 
 # %% auto #0
 __all__ = ['is_paid', 'sum_totals', 'estimate_point', 'ScaledDryRun', 'scale_dry_run', 'dry_run_counts', 'kernel_name',
            'kernel_manager_class', 'ensure_parameters_tag', 'executed_path', 'run_point', 'plan_grid', 'print_plan',
-           'run_grid']
+           'grid_kernels', 'run_grid']
 
 # %% ../nbs/31d_gridrun.ipynb #9cda51c9
 def is_paid(judge:str) -> bool:
@@ -148,8 +149,8 @@ def _new_run_dirs(before:dict) -> list[str]:
     return sorted(k for k, v in after.items() if before.get(k) != v)
 
 # %% ../nbs/31d_gridrun.ipynb #6129700d
-def run_point(point:GridPoint, kernel:str|None=None, timeout:int|None=None) -> dict:
-    "Execute `point` with papermill; returns a result record (status `ok` or `failed` with the error)."
+def run_point(point:GridPoint, kernel:str|None=None, timeout:int|None=None, manager:type|None=None) -> dict:
+    "Execute `point` with papermill (its kernel started by `manager`, default `kernel_manager_class()`); returns a result record (status `ok` or `failed` with the error)."
     import papermill as pm   # heavy: loaded only to run notebooks
     t0 = time.time()
     res = dict(point=point.id, block=point.block, label=point.label)
@@ -163,7 +164,7 @@ def run_point(point:GridPoint, kernel:str|None=None, timeout:int|None=None) -> d
     before = point_run_dirs(point) if point.is_method_run else _run_metas()
     try:
         pm.execute_notebook(nb, str(out), parameters=point.parameters(), kernel_name=kernel or kernel_name(), language='python',
-                            kernel_manager_class=kernel_manager_class(),
+                            kernel_manager_class=manager or kernel_manager_class(),
                             progress_bar=False, cwd=str(root), execution_timeout=timeout, report_mode=False)
     except Exception as e:
         err = f'{type(e).__name__}: {getattr(e, "ename", "")} {getattr(e, "evalue", e)}'.strip()
@@ -232,6 +233,19 @@ def _grid_summary(results:list[dict], root:Path):
     for r in results:
         if r['status'] in ('failed', 'refused'): print(f"  {r['status'].upper()}: {r['point']}: {r['error'][:400]}", flush=True)
 
+# %% ../nbs/31d_gridrun.ipynb #1e104788
+@contextlib.contextmanager
+def grid_kernels(points:Sequence[GridPoint]):
+    """The kernel manager class for running `points`: kernels forked from one process that has imported the library and loaded
+    the points' local judges (`checkeval.kernelfork`; Linux, unless `CHECKEVAL_KERNEL_FORK=0`), else fresh processes."""
+    base, server = kernel_manager_class(), None
+    if points and fork_kernels():
+        try: server = ForkServer(sorted({p.judge for p in points}), cwd=str(checkout_root()))
+        except OSError as e: print(f'[grid] each kernel starts as a fresh process: {e}', flush=True)
+    try: yield fork_kernel_manager(base, server) if server else base
+    finally:
+        if server: server.close()
+
 # %% ../nbs/31d_gridrun.ipynb #995affb7
 def run_grid(points:Sequence[GridPoint]|None=None, yes:bool=False, force:bool=False, jobs:int|None=None,
              kernel:str|None=None, timeout:int|None=None, progress:bool=True) -> list[dict]:
@@ -256,9 +270,9 @@ def run_grid(points:Sequence[GridPoint]|None=None, yes:bool=False, force:bool=Fa
     tty = progress and sys.stdout.isatty()
     bar = tqdm(total=len(todo), desc='grid', unit='point', disable=not (tty and todo), file=sys.stdout)
     lock, done, t_grid = threading.Lock(), [0], time.time()
-    def one(p):
+    def one(p, manager):
         started = round(time.time() - t_grid, 1)     # seconds after the grid started: blocks' wall times (`reproduce`)
-        r = {**run_point(by_id[p['point']], kernel=kernel, timeout=timeout), 'started': started}
+        r = {**run_point(by_id[p['point']], kernel=kernel, timeout=timeout, manager=manager), 'started': started}
         with lock:
             bar.update(1); done[0] += 1
             msg = (f"[grid] ({done[0]}/{len(todo)}) {r['status']:<6} {r['point']} ({r['seconds']:.0f}s)"
@@ -266,8 +280,8 @@ def run_grid(points:Sequence[GridPoint]|None=None, yes:bool=False, force:bool=Fa
             if tty: bar.write(msg)
             elif progress: print(msg, flush=True)
         return r
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
-        results += list(ex.map(one, todo))
+    with grid_kernels([by_id[p['point']] for p in todo]) as manager, ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        results += list(ex.map(one, todo, [manager]*len(todo)))
     bar.close()
     _grid_summary(results, checkout_root())
     return results

@@ -11,19 +11,19 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['ENV_CACHE', 'ENV_MIRROR', 'ENV_CATALOG', 'ENV_OFFLINE', 'ENV_TIMEOUT', 'ENV_RUNS', 'ENV_GRID', 'ENV_JUDGES',
-           'ENV_PROMPTS', 'ENV_PROGRESS', 'ENV_JOBS', 'ENV_WILDBENCH', 'ENV_FIGURES', 'ENV_LABEL', 'ENV_VARS',
-           'UserError', 'UnknownName', 'SettingsError', 'env', 'env_path', 'env_flag', 'env_number', 'repo_root',
-           'checkout_root', 'package_dir', 'local_root', 'raw_data_dir', 'cache_dir', 'models_dir', 'judge_cache_path',
-           'runs_dir', 'stamps_dir', 'mirror_dir', 'catalog_path', 'offline', 'download_timeout', 'wildbench_dir',
-           'configs_dir', 'grid_path', 'judges_config_path', 'prompt_dirs', 'figures_dir', 'output_label',
-           'rehearsal_dir', 'docs_dirs', 'show_progress', 'jobs', 'current_settings']
+           'ENV_PROMPTS', 'ENV_PROGRESS', 'ENV_JOBS', 'ENV_WILDBENCH', 'ENV_FIGURES', 'ENV_LABEL', 'ENV_FORK',
+           'ENV_VARS', 'UserError', 'UnknownName', 'SettingsError', 'env', 'env_path', 'env_flag', 'env_number',
+           'repo_root', 'checkout_root', 'package_dir', 'local_root', 'raw_data_dir', 'cache_dir', 'models_dir',
+           'judge_cache_path', 'runs_dir', 'stamps_dir', 'mirror_dir', 'catalog_path', 'offline', 'download_timeout',
+           'wildbench_dir', 'configs_dir', 'grid_path', 'judges_config_path', 'prompt_dirs', 'figures_dir',
+           'output_label', 'rehearsal_dir', 'docs_dirs', 'show_progress', 'jobs', 'fork_kernels', 'current_settings']
 
 # %% ../nbs/00a_settings.ipynb #8f1b3735
 ENV_CACHE, ENV_MIRROR, ENV_CATALOG = 'CHECKEVAL_CACHE', 'CHECKEVAL_DATA_MIRROR', 'CHECKEVAL_CATALOG'
 ENV_OFFLINE, ENV_TIMEOUT = 'CHECKEVAL_OFFLINE', 'CHECKEVAL_DOWNLOAD_TIMEOUT'
 ENV_RUNS, ENV_GRID, ENV_JUDGES, ENV_PROMPTS = 'CHECKEVAL_RUNS', 'CHECKEVAL_GRID', 'CHECKEVAL_JUDGES', 'CHECKEVAL_PROMPTS'
 ENV_PROGRESS, ENV_JOBS, ENV_WILDBENCH = 'CHECKEVAL_PROGRESS', 'CHECKEVAL_JOBS', 'CHECKEVAL_WILDBENCH'
-ENV_FIGURES, ENV_LABEL = 'CHECKEVAL_FIGURES', 'CHECKEVAL_OUTPUT_LABEL'
+ENV_FIGURES, ENV_LABEL, ENV_FORK = 'CHECKEVAL_FIGURES', 'CHECKEVAL_OUTPUT_LABEL', 'CHECKEVAL_KERNEL_FORK'
 
 ENV_VARS: dict[str, str] = {
     ENV_CACHE: 'local files the project can rebuild: raw/ (downloaded or rebuilt data files) and cache/ (judge answers, '
@@ -41,6 +41,7 @@ ENV_VARS: dict[str, str] = {
     ENV_WILDBENCH: 'a local export of the WildBench release (wildbench.jsonl + model_outputs/)',
     ENV_FIGURES: 'where tables and figures are written; default figures/ of the checkout (checkeval rehearse points it elsewhere)',
     ENV_LABEL: 'a label added to every table and figure title (checkeval rehearse: "rehearsal, simulated judges")',
+    ENV_FORK: 'set to 0 to start each grid kernel as a fresh process (default on Linux: forked from one process that has loaded the library and the local judges)',
 }
 
 # %% ../nbs/00a_settings.ipynb #68df1d36
@@ -248,6 +249,11 @@ def jobs() -> int:
     n = env_number(ENV_JOBS, 0, int)
     return n if n > 0 else min(2, os.cpu_count() or 1)
 
+# %% ../nbs/00a_settings.ipynb #307f235c
+def fork_kernels() -> bool:
+    "Whether the grid forks its kernels from one warm process (`$CHECKEVAL_KERNEL_FORK`, default yes; `checkeval.kernelfork`)."
+    return env_flag(ENV_FORK, True)
+
 # %% ../nbs/00a_settings.ipynb #1540c7d5
 def current_settings() -> list[dict]:
     "One row per variable: name, value (None when unset), what it sets and the location or value in effect."
@@ -257,5 +263,5 @@ def current_settings() -> list[dict]:
     effective = {ENV_CACHE: lambda: local_root(), ENV_MIRROR: mirror_dir, ENV_CATALOG: catalog_path, ENV_OFFLINE: offline,
                  ENV_TIMEOUT: download_timeout, ENV_RUNS: runs_dir, ENV_GRID: grid_path, ENV_JUDGES: judges_config_path,
                  ENV_PROMPTS: lambda: prompt_dirs()[0], ENV_PROGRESS: show_progress, ENV_JOBS: jobs, ENV_WILDBENCH: wildbench_dir,
-                 ENV_FIGURES: figures_dir, ENV_LABEL: output_label}
+                 ENV_FIGURES: figures_dir, ENV_LABEL: output_label, ENV_FORK: fork_kernels}
     return [dict(variable=k, value=env(k), effective=safe(effective[k]), meaning=v) for k,v in ENV_VARS.items()]
