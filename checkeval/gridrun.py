@@ -235,11 +235,12 @@ def _grid_summary(results:list[dict], root:Path):
 
 # %% ../nbs/31d_gridrun.ipynb #1e104788
 @contextlib.contextmanager
-def grid_kernels(points:Sequence[GridPoint]):
-    """The kernel manager class for running `points`: kernels forked from one process that has imported the library and loaded
-    the points' local judges (`checkeval.kernelfork`; Linux, unless `CHECKEVAL_KERNEL_FORK=0`), else fresh processes."""
+def grid_kernels(points:Sequence[GridPoint], min_points:int=4):
+    """The kernel manager class for running `points`: with at least `min_points` of them, kernels forked from one process that
+    has imported the library and loaded the points' local judges (`checkeval.kernelfork`; Linux, unless
+    `CHECKEVAL_KERNEL_FORK=0`: it warms up while the first kernels start as fresh processes), else fresh processes."""
     base, server = kernel_manager_class(), None
-    if points and fork_kernels():
+    if len(points) >= min_points and fork_kernels():
         try: server = ForkServer(sorted({p.judge for p in points}), cwd=str(checkout_root()))
         except OSError as e: print(f'[grid] each kernel starts as a fresh process: {e}', flush=True)
     try: yield fork_kernel_manager(base, server) if server else base
