@@ -116,7 +116,9 @@ def build_tiny(path=None, force:bool=False) -> Path:
     recipe = tiny_recipe_hash()
     stamp = path/'recipe.txt'
     if not force and stamp.exists() and stamp.read_text().strip() == recipe: return path
-    with _build_lock:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _build_lock, open(path.parent/f'.{path.name}.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)      # one process builds, the others wait and use its result (never half a folder)
         if not force and stamp.exists() and stamp.read_text().strip() == recipe: return path
         import torch
         from transformers import LlamaConfig, LlamaForCausalLM
@@ -126,16 +128,13 @@ def build_tiny(path=None, force:bool=False) -> Path:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(TINY_SEED)
             model = LlamaForCausalLM(cfg).eval()
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix='.tiny-', dir=path.parent))
         try:
             model.save_pretrained(tmp)
             tok.save_pretrained(tmp)
             (tmp/'recipe.txt').write_text(recipe + '\n')
             if path.exists(): shutil.rmtree(path, ignore_errors=True)
-            try: os.replace(tmp, path)
-            except OSError:   # another process won the race: its build is identical
-                if not (stamp.exists() and stamp.read_text().strip() == recipe): raise
+            os.replace(tmp, path)
         finally: shutil.rmtree(tmp, ignore_errors=True)
     return path
 
