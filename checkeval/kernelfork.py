@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, os, selectors, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 from typing import Sequence
 import checkeval.lexical   # noqa: F401  (imported here so that the server has it: the grid's notebooks import it)
-from .judges import get_judge
+from .judges import get_judge, load_judges_config
 import checkeval.judges.hf   # noqa: F401  (the local judges' backend, imported by the server for its kernels)
 from .runs import discover_methods
 
@@ -40,7 +40,7 @@ _THREADS: int|None = None   # torch's thread count before `warm` changed it: wha
 
 def warm(models:Sequence[str]=()) -> list[str]:
     """Import what a grid kernel imports and load the weights of the `hf` judges among `models` (on one thread: no OpenMP
-    threads exist when the process forks); returns the judges loaded. Judges of other backends have nothing to load."""
+    threads exist when the process forks); returns the judges loaded. Judges of other backends are not even built."""
     global _THREADS
     import torch
     _THREADS = torch.get_num_threads()
@@ -52,11 +52,11 @@ def warm(models:Sequence[str]=()) -> list[str]:
     loaded = []
     torch.set_num_threads(1)
     try:
+        entries = load_judges_config()
         for name in models:
-            try:
-                judge = get_judge(name, cache=False, progress=False)
-                if judge.backend == 'hf': judge._loaded(); loaded.append(name)   # by name: a notebook may define its own class
-            except Exception: pass     # an unknown or missing judge: the kernel that asks for it says what is wrong
+            if (entries.get(name) or {}).get('backend') != 'hf': continue   # an API judge has nothing to load (nor is it built here)
+            try: get_judge(name, cache=False, progress=False)._loaded(); loaded.append(name)
+            except Exception: pass     # a model not installed: the kernel that asks for it says what is wrong
     finally: torch.set_num_threads(_THREADS)
     stop_monitors()
     return loaded
