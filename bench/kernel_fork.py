@@ -10,7 +10,7 @@ is one JSON object.
     python bench/kernel_fork.py [--blocks methods-summeval,methods-hanna,checkeval-qags,seal-three-runs] [--repeats 1]
 """
 from __future__ import annotations
-import argparse, contextlib, io, json, math, os, platform, sys, tempfile, time
+import argparse, contextlib, io, json, math, os, platform, sys, tempfile, time, unittest.mock
 from pathlib import Path
 
 os.environ.setdefault('HF_HUB_OFFLINE', '1')
@@ -35,16 +35,10 @@ def run(points, mode:str, root:Path, models:Path) -> tuple[float, float, dict]:
     (root/'cache').mkdir(parents=True)
     (root/'cache'/'models').symlink_to(models)
     env = {'CHECKEVAL_CACHE': str(root), 'CHECKEVAL_RUNS': str(root/'runs'), 'CHECKEVAL_KERNEL_FORK': '1' if mode == 'fork' else '0'}
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        t0 = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()): res = run_grid(points, yes=True, force=True, jobs=2, progress=False)
-        dt = time.perf_counter() - t0
-    finally:
-        for k, v in old.items():
-            if v is None: os.environ.pop(k, None)
-            else: os.environ[k] = v
+    t0 = time.perf_counter()
+    with unittest.mock.patch.dict(os.environ, env), contextlib.redirect_stdout(io.StringIO()):
+        res = run_grid(points, yes=True, force=True, jobs=2, progress=False)
+    dt = time.perf_counter() - t0
     bad = [r for r in res if r['status'] != 'ok']
     if bad: raise SystemExit(f'{mode}: {len(bad)} point(s) failed, first: {bad[0]["point"]}: {bad[0].get("error", "")[:300]}')
     return dt, sum(r['seconds'] for r in res), answers(root/'runs')

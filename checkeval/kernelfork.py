@@ -199,12 +199,11 @@ def fork_kernel_manager(base:type, server:ForkServer) -> type:
         async def _async_launch_kernel(self, kernel_cmd:list, **kw):
             cmd = [a for a in kernel_cmd if not a.startswith('-X')]
             handle = None
-            if cmd[:3] == [sys.executable, '-m', 'ipykernel_launcher']:
+            if not server.failed and cmd[:3] == [sys.executable, '-m', 'ipykernel_launcher']:
                 try: handle = server.launch(cmd[3:], kw.get('env') or os.environ, kw.get('cwd') or os.getcwd())
                 except NotReady: pass
                 except OSError as e:
-                    if not server.failed: print(f'[grid] kernels start as fresh processes: {e}', file=sys.stderr, flush=True)
-                    server.failed = True
+                    print(f'[grid] kernels start as fresh processes: {e}', file=sys.stderr, flush=True); server.failed = True
             if handle is None: return await super()._async_launch_kernel(kernel_cmd, **kw)
             prov = self.provisioner
             prov.process, prov.pid, prov.pgid, prov.cwd = handle, handle.pid, None, kw.get('cwd')
