@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast, json
 from dataclasses import dataclass
 from pathlib import Path
+from .core import parse_python
 
 # %% auto #0
 __all__ = ['module_files', 'ImportRef', 'imports_of', 'import_graph', 'find_cycles', 'dependencies', 'source_imports',
@@ -46,7 +47,7 @@ def _resolve(module:str, is_pkg:bool, level:int, target:str|None) -> str:
 def imports_of(path, module:str) -> list[ImportRef]:
     "Every import in the file `path` of `module`, at any depth (inside functions too), relative ones resolved."
     path = Path(path)
-    tree = ast.parse(path.read_text(encoding='utf-8'), str(path))
+    tree = parse_python(path.read_text(encoding='utf-8'), str(path))
     is_pkg = path.name == '__init__.py'
     top = {id(n) for n in tree.body}
     out = []
@@ -101,7 +102,7 @@ def dependencies(graph:dict[str, set[str]], roots) -> set[str]:
 def source_imports(source:str) -> list[str]:
     "The modules imported by Python `source` (absolute imports only; IPython magics and shell lines skipped)."
     lines = [l for l in source.splitlines() if not l.lstrip().startswith(('%', '!'))]
-    try: tree = ast.parse('\n'.join(lines))
+    try: tree = parse_python('\n'.join(lines))
     except SyntaxError: return []
     out = []
     for node in ast.walk(tree):

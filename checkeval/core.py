@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #f956907e
 from __future__ import annotations
-import contextlib, hashlib, json, math, re
+import ast, contextlib, hashlib, json, math, re, threading
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, TypeVar
 import pandas as pd, yaml
@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .settings import UserError
 
 # %% auto #0
-__all__ = ['STAGES', 'R', 'DataError', 'sha256_file', 'load_yaml', 'Record', 'Dimension', 'Question', 'Checklist', 'Item',
-           'Keyed', 'Answer', 'Judgment', 'iter_jsonl', 'read_jsonl', 'write_jsonl', 'to_frame']
+__all__ = ['STAGES', 'R', 'DataError', 'sha256_file', 'load_yaml', 'parse_python', 'Record', 'Dimension', 'Question', 'Checklist',
+           'Item', 'Keyed', 'Answer', 'Judgment', 'iter_jsonl', 'read_jsonl', 'write_jsonl', 'to_frame']
 
 # %% ../nbs/00_core.ipynb #319d21c3
 class DataError(UserError, ValueError):
@@ -55,6 +55,13 @@ def load_yaml(src):
         try: return yaml.load(text, Loader=fast)
         except yaml.YAMLError: pass                # parsed again below, for the pure parser's message
     return yaml.safe_load(text)
+
+# %% ../nbs/00_core.ipynb #6482df0f
+_PARSE_LOCK = threading.Lock()
+
+def parse_python(source:str, filename:str='<unknown>') -> ast.Module:
+    "`ast.parse(source, filename)`, one thread at a time (CPython 3.11 builds the tree with a counter shared by all threads)."
+    with _PARSE_LOCK: return ast.parse(source, filename)
 
 # %% ../nbs/00_core.ipynb #6e23eb7f
 class Record(BaseModel):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable, Literal, Optional, Sequence
 import yaml
 from pydantic import Field, PositiveInt, model_validator
-from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES
+from ..core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES, parse_python
 from ..runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, validate_options, yes_ratio_judgments
 from ..settings import ENV_OFFLINE, runs_dir
 from ..parsing import extract_json, normalized_yes, token_text
@@ -205,7 +205,7 @@ def load_upstream_evaluation_template(benchmark:str, path=None) -> str:
     p = Path(path)
     if not p.exists(): raise DataError('file not found', p, field='upstream_file')
     name = f'{src}_template'
-    for node in ast.parse(p.read_text(encoding='utf-8')).body:
+    for node in parse_python(p.read_text(encoding='utf-8'), str(p)).body:
         if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)): return node.value.value
     raise DataError(f'no string constant {name} in the file', p, field='upstream_file')
