@@ -24,7 +24,7 @@ from .data import benchmark_info
 from .gridrun import run_point
 from .judges.registry import load_judges_config
 from .papers import run_papers
-from .reporting import file_stamp, safe_correlation_rows, scores_with_human, to_markdown
+from .reporting import LONG_DECIMALS, file_stamp, safe_correlation_rows, scores_with_human, to_markdown
 from .runs import evaluate, load_judgments
 from .testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 
@@ -235,7 +235,7 @@ def _scaled_checklist(sel:pd.DataFrame, s:pd.Series, own) -> int|dict|None:
 # %% ../nbs/33_rehearse.ipynb #de6d309d
 CHECKED_LEVELS = ('sample', 'turn', 'system')
 PLANTED_DRAWS = 8          # draws of the yes/no answers' noise a checklist form's interval covers
-REPORTED_TOL = 1e-6        # a reported value is read back from a table file, which keeps 6 significant digits
+REPORTED_TOL = 0.5*10**-LONG_DECIMALS + 1e-12   # a reported value is read back from a long file, which keeps 4 decimals
 
 
 # %% ../nbs/33_rehearse.ipynb #ecb09d18

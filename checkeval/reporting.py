@@ -17,13 +17,14 @@ from .data import dataset_summary, load_frame, benchmark_info, load_benchmark
 from .runs import provenance
 
 # %% auto #0
-__all__ = ['N_COLUMNS', 'FACT_COLUMN', 'CORRELATION_COLUMN', 'FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'CORRELATION_KEYS',
-           'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS', 'PLUMBING_GROUPS', 'SMALL_LOCAL_GROUPS', 'SCORE_COLUMNS',
-           'JUDGE_BOOTSTRAP', 'figures_root', 'to_markdown', 'value_columns', 'table_content', 'write_table',
-           'save_figure', 'figure_footer', 'no_data_figure', 'datasets_table', 'plot_human_scores',
-           'write_dataset_outputs', 'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'file_stamp',
-           'run_scores', 'scores_with_human', 'paper_dir', 'paper_provenance', 'save_paper_table', 'save_paper_figure',
-           'save_paper_long', 'answer_counts', 'run_parse_rates', 'correlation_table', 'safe_correlation_rows']
+__all__ = ['N_COLUMNS', 'FACT_COLUMN', 'CORRELATION_COLUMN', 'FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'LONG_DECIMALS',
+           'STATISTIC_COLUMNS', 'CORRELATION_KEYS', 'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS', 'PLUMBING_GROUPS',
+           'SMALL_LOCAL_GROUPS', 'SCORE_COLUMNS', 'JUDGE_BOOTSTRAP', 'figures_root', 'to_markdown', 'value_columns',
+           'table_content', 'write_table', 'save_figure', 'figure_footer', 'no_data_figure', 'datasets_table',
+           'plot_human_scores', 'write_dataset_outputs', 'round_statistics', 'merge_long_csv', 'run_metas',
+           'judges_note', 'parse_rates', 'file_stamp', 'run_scores', 'scores_with_human', 'paper_dir',
+           'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long', 'answer_counts',
+           'run_parse_rates', 'correlation_table', 'safe_correlation_rows']
 
 # %% ../nbs/30_reporting.ipynb #e6cac62a
 def figures_root() -> Path:
@@ -201,6 +202,16 @@ def write_dataset_outputs(out_dir=None) -> list[Path]:
         plt.close(fig)
     return paths
 
+# %% ../nbs/30_reporting.ipynb #9c6f0fae
+LONG_DECIMALS = 4                                 # decimals of the long files' statistics
+STATISTIC_COLUMNS = ('value', 'ci_low', 'ci_high')
+
+def round_statistics(df:pd.DataFrame) -> pd.DataFrame:
+    "A copy of `df` with its statistics (`STATISTIC_COLUMNS` it has) rounded to `LONG_DECIMALS` decimals, never written as -0."
+    out, cols = df.copy(), [c for c in STATISTIC_COLUMNS if c in df.columns]
+    out[cols] = out[cols].apply(pd.to_numeric, errors='coerce').round(LONG_DECIMALS) + 0.0   # -0.0 + 0.0 is 0.0
+    return out
+
 # %% ../nbs/30_reporting.ipynb #0d28fccc
 CORRELATION_KEYS = ['benchmark', 'method', 'variant', 'judge', 'dimension', 'level', 'statistic']
 AGREEMENT_KEYS = ['benchmark', 'method', 'judge_group', 'dimension', 'unit', 'statistic']
@@ -212,9 +223,9 @@ LONG_KEYS = {'correlations': CORRELATION_KEYS, 'agreement': AGREEMENT_KEYS}
 
 def merge_long_csv(rows:pd.DataFrame, kind:str='correlations', out_dir=None, keep_existing:bool=False,
                    source:str|None=None, replace:bool=False) -> Path:
-    """Merge `rows`, written by `source`, into `figures/tables/<kind>.csv`: a row with the same key is replaced (kept with
-    `keep_existing`), all others kept; with `replace` the source's earlier rows go first, so none it no longer writes stays
-    (and so do rows that name no writer: written before writers were named, no run owns them)."""
+    """Merge `rows`, written by `source`, into `figures/tables/<kind>.csv` (statistics to `LONG_DECIMALS` decimals): a row with
+    the same key is replaced (kept with `keep_existing`), all others kept; with `replace` the source's earlier rows go first,
+    so none it no longer writes stays (and so do rows that name no writer: written before writers were named, no run owns them)."""
     import fcntl
     cols, keys = LONG_COLUMNS[kind], LONG_KEYS[kind]
     missing = [c for c in cols if c not in rows.columns and c != 'source']
@@ -237,7 +248,7 @@ def merge_long_csv(rows:pd.DataFrame, kind:str='correlations', out_dir=None, kee
             if replace and source is not None: old = old[~old.source.isin([source, ''])]   # '': rows from before writers were named
             merged = pd.concat([old, new], ignore_index=True).drop_duplicates(keys, keep='first' if keep_existing else 'last')
         else: merged = new
-        merged = merged.sort_values(keys, kind='stable').reset_index(drop=True)
+        merged = round_statistics(merged.sort_values(keys, kind='stable').reset_index(drop=True))
         tmp = path.with_suffix('.csv.tmp'); merged.to_csv(tmp, index=False, float_format=FLOAT_FORMAT); tmp.replace(path)
     finally: os.close(lock)
     return path

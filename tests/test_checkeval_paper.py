@@ -96,7 +96,7 @@ def test_topical_chat_averages_the_papers_four_dimensions(paper_run):
     s = c[(c.benchmark == 'topical_chat') & (c.method == 'seeval') & (c.judge == 'ja') & (c.statistic == 'spearman')].set_index('dimension').value
     four = ['naturalness', 'coherence', 'engagingness', 'groundedness']
     assert not {'understandability', 'overall'} & set(s.index)
-    assert s['average'] == pytest.approx(s[four].mean(), abs=1e-5)
+    assert s['average'] == pytest.approx(s[four].mean(), abs=1e-4)    # each value and the average kept to four decimals
     avg = c[(c.dimension == 'average') & (c.benchmark == 'topical_chat') & (c.judge == 'ja')]
     assert (avg.n == 12).all()                           # n = items, not the number of dimensions
 
