@@ -209,7 +209,7 @@ STATISTIC_COLUMNS = ('value', 'ci_low', 'ci_high')
 def round_statistics(df:pd.DataFrame) -> pd.DataFrame:
     "A copy of `df` with its statistics (`STATISTIC_COLUMNS` it has) rounded to `LONG_DECIMALS` decimals, never written as -0."
     out, cols = df.copy(), [c for c in STATISTIC_COLUMNS if c in df.columns]
-    out[cols] = out[cols].apply(pd.to_numeric, errors='coerce').round(LONG_DECIMALS) + 0.0   # -0.0 + 0.0 is 0.0
+    out[cols] = out[cols].astype(float).round(LONG_DECIMALS) + 0.0   # a value that is no number fails here; -0.0 + 0.0 is 0.0
     return out
 
 # %% ../nbs/30_reporting.ipynb #0d28fccc
