@@ -7,7 +7,7 @@ Docs: https://checkeval.github.io/checkeval/gridrun.html.md"""
 # %% ../nbs/31d_gridrun.ipynb #3daaa09e
 from __future__ import annotations
 from .settings import checkout_root, fork_kernels, jobs as settings_jobs
-import contextlib, importlib, json, os, shutil, sys, tempfile, threading, time
+import collections, contextlib, importlib, json, os, shutil, sys, tempfile, threading, time
 import nbformat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,7 +23,7 @@ from .kernelfork import ForkServer, fork_kernel_manager
 # %% auto #0
 __all__ = ['is_paid', 'sum_totals', 'estimate_point', 'ScaledDryRun', 'scale_dry_run', 'dry_run_counts', 'kernel_name',
            'kernel_manager_class', 'ensure_parameters_tag', 'executed_path', 'run_point', 'plan_grid', 'print_plan',
-           'grid_kernels', 'run_grid']
+           'grid_kernels', 'share_key', 'run_spread', 'run_grid']
 
 # %% ../nbs/31d_gridrun.ipynb #9cda51c9
 def is_paid(judge:str) -> bool:
@@ -247,6 +247,31 @@ def grid_kernels(points:Sequence[GridPoint], min_points:int=4):
     finally:
         if server: server.close()
 
+# %% ../nbs/31d_gridrun.ipynb #c6191615
+def share_key(point_id:str) -> str:
+    "What points whose prompts may begin with the same material have in common: benchmark, method and judge (`benchmark/method/judge`)."
+    return '/'.join(point_id.split('/')[:3])
+
+# %% ../nbs/31d_gridrun.ipynb #665acb31
+def run_spread(todo:Sequence, fn, jobs:int, key=lambda x: x) -> list:
+    """`fn(x)` for each of `todo` on `jobs` threads, a free thread taking the first waiting `x` whose `key` no running one has
+    (else the first waiting); the results in the order of `todo`. An exception raised by `fn` is raised here."""
+    waiting, running, out, lock = list(range(len(todo))), collections.Counter(), [None]*len(todo), threading.Lock()
+    def take():
+        with lock:
+            if not waiting: return None
+            i = next((i for i in waiting if not running[key(todo[i])]), waiting[0])
+            waiting.remove(i); running[key(todo[i])] += 1
+            return i
+    def worker():
+        while (i := take()) is not None:
+            try: out[i] = fn(todo[i])
+            finally:
+                with lock: running[key(todo[i])] -= 1
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        for f in [ex.submit(worker) for _ in range(max(1, jobs))]: f.result()
+    return out
+
 # %% ../nbs/31d_gridrun.ipynb #995affb7
 def run_grid(points:Sequence[GridPoint]|None=None, yes:bool=False, force:bool=False, jobs:int|None=None,
              kernel:str|None=None, timeout:int|None=None, progress:bool=True) -> list[dict]:
@@ -281,8 +306,8 @@ def run_grid(points:Sequence[GridPoint]|None=None, yes:bool=False, force:bool=Fa
             if tty: bar.write(msg)
             elif progress: print(msg, flush=True)
         return r
-    with grid_kernels([by_id[p['point']] for p in todo]) as manager, ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
-        results += list(ex.map(one, todo, [manager]*len(todo)))
+    with grid_kernels([by_id[p['point']] for p in todo]) as manager:
+        results += run_spread(todo, lambda p: one(p, manager), jobs, key=lambda p: share_key(p['point']))
     bar.close()
     _grid_summary(results, checkout_root())
     return results

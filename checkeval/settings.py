@@ -12,11 +12,12 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['ENV_CACHE', 'ENV_MIRROR', 'ENV_CATALOG', 'ENV_OFFLINE', 'ENV_TIMEOUT', 'ENV_RUNS', 'ENV_GRID', 'ENV_JUDGES',
            'ENV_PROMPTS', 'ENV_PROGRESS', 'ENV_JOBS', 'ENV_WILDBENCH', 'ENV_FIGURES', 'ENV_LABEL', 'ENV_FORK',
-           'ENV_VARS', 'UserError', 'UnknownName', 'SettingsError', 'env', 'env_path', 'env_flag', 'env_number',
-           'repo_root', 'checkout_root', 'package_dir', 'local_root', 'raw_data_dir', 'cache_dir', 'models_dir',
-           'judge_cache_path', 'runs_dir', 'stamps_dir', 'mirror_dir', 'catalog_path', 'offline', 'download_timeout',
-           'wildbench_dir', 'configs_dir', 'grid_path', 'judges_config_path', 'prompt_dirs', 'figures_dir',
-           'output_label', 'rehearsal_dir', 'docs_dirs', 'show_progress', 'jobs', 'fork_kernels', 'current_settings']
+           'ENV_PREFIXES', 'ENV_VARS', 'UserError', 'UnknownName', 'SettingsError', 'env', 'env_path', 'env_flag',
+           'env_number', 'repo_root', 'checkout_root', 'package_dir', 'local_root', 'raw_data_dir', 'cache_dir',
+           'models_dir', 'judge_cache_path', 'prefix_store_dir', 'prefix_store_mb', 'runs_dir', 'stamps_dir',
+           'mirror_dir', 'catalog_path', 'offline', 'download_timeout', 'wildbench_dir', 'configs_dir', 'grid_path',
+           'judges_config_path', 'prompt_dirs', 'figures_dir', 'output_label', 'rehearsal_dir', 'docs_dirs',
+           'show_progress', 'jobs', 'fork_kernels', 'current_settings']
 
 # %% ../nbs/00a_settings.ipynb #8f1b3735
 ENV_CACHE, ENV_MIRROR, ENV_CATALOG = 'CHECKEVAL_CACHE', 'CHECKEVAL_DATA_MIRROR', 'CHECKEVAL_CATALOG'
@@ -24,6 +25,7 @@ ENV_OFFLINE, ENV_TIMEOUT = 'CHECKEVAL_OFFLINE', 'CHECKEVAL_DOWNLOAD_TIMEOUT'
 ENV_RUNS, ENV_GRID, ENV_JUDGES, ENV_PROMPTS = 'CHECKEVAL_RUNS', 'CHECKEVAL_GRID', 'CHECKEVAL_JUDGES', 'CHECKEVAL_PROMPTS'
 ENV_PROGRESS, ENV_JOBS, ENV_WILDBENCH = 'CHECKEVAL_PROGRESS', 'CHECKEVAL_JOBS', 'CHECKEVAL_WILDBENCH'
 ENV_FIGURES, ENV_LABEL, ENV_FORK = 'CHECKEVAL_FIGURES', 'CHECKEVAL_OUTPUT_LABEL', 'CHECKEVAL_KERNEL_FORK'
+ENV_PREFIXES = 'CHECKEVAL_PREFIX_STORE_MB'
 
 ENV_VARS: dict[str, str] = {
     ENV_CACHE: 'local files the project can rebuild: raw/ (downloaded or rebuilt data files) and cache/ (judge answers, '
@@ -42,6 +44,7 @@ ENV_VARS: dict[str, str] = {
     ENV_FIGURES: 'where tables and figures are written; default figures/ of the checkout (checkeval rehearse points it elsewhere)',
     ENV_LABEL: 'a label added to every table and figure title (checkeval rehearse: "rehearsal, simulated judges")',
     ENV_FORK: 'set to 0 to start each grid kernel as a fresh process (default on Linux: forked from one process that has loaded the library and the local judges)',
+    ENV_PREFIXES: 'megabytes of prompt prefixes (keys and values) the local judges keep on disk for each other (default 4096; 0: none)',
 }
 
 # %% ../nbs/00a_settings.ipynb #68df1d36
@@ -137,6 +140,15 @@ def models_dir() -> Path:
 def judge_cache_path() -> Path:
     "The judges' answer cache (`<cache_dir>/judges.sqlite`)."
     return cache_dir()/'judges.sqlite'
+
+# %% ../nbs/00a_settings.ipynb #678fb6ec
+def prefix_store_dir() -> Path:
+    "Prompt prefixes' keys and values the local judges keep for each other (`<cache_dir>/prefixes`; `checkeval.judges.prefixstore`)."
+    return cache_dir()/'prefixes'
+
+def prefix_store_mb() -> float:
+    "Megabytes the prefix store may hold: `$CHECKEVAL_PREFIX_STORE_MB`, else 4096 (0: no store)."
+    return env_number(ENV_PREFIXES, 4096.0)
 
 # %% ../nbs/00a_settings.ipynb #6ed2755b
 def runs_dir() -> Path:
@@ -263,5 +275,6 @@ def current_settings() -> list[dict]:
     effective = {ENV_CACHE: lambda: local_root(), ENV_MIRROR: mirror_dir, ENV_CATALOG: catalog_path, ENV_OFFLINE: offline,
                  ENV_TIMEOUT: download_timeout, ENV_RUNS: runs_dir, ENV_GRID: grid_path, ENV_JUDGES: judges_config_path,
                  ENV_PROMPTS: lambda: prompt_dirs()[0], ENV_PROGRESS: show_progress, ENV_JOBS: jobs, ENV_WILDBENCH: wildbench_dir,
-                 ENV_FIGURES: figures_dir, ENV_LABEL: output_label, ENV_FORK: fork_kernels}
+                 ENV_FIGURES: figures_dir, ENV_LABEL: output_label, ENV_FORK: fork_kernels,
+                 ENV_PREFIXES: prefix_store_mb}
     return [dict(variable=k, value=env(k), effective=safe(effective[k]), meaning=v) for k,v in ENV_VARS.items()]

@@ -15,6 +15,8 @@ from .engine import Judge, _chunks, register_backend
 from .forced import accept_draft, jump_drafts, read_reply, schema_of
 from .sampling import next_tokens, row_generator
 from .attention import merge_caches, preallocate, select_rows, use_sdpa_gqa
+from .prefixstore import PrefixStore, prefix_kv, store_fingerprint
+from ..settings import prefix_store_dir, prefix_store_mb
 
 # %% auto #0
 __all__ = ['HFBackend', 'HFJudge']
@@ -86,13 +88,15 @@ class HFJudge(Judge):
                  num_threads:int|None=None,       # torch CPU threads while this judge computes (None: torch's default)
                  max_batch_tokens:int=24576,      # rows × context length of one decoding batch (the KV cache is copied each step)
                  keep_kv_mb:float=4096,           # KV caches of scored prompts kept for their continuation (a conversation's next turn); 0: none
+                 prefix_store:bool=True,          # shared prefixes' keys and values kept on disk for other processes (`checkeval.judges.prefixstore`)
+                 prefix_block:int=128,            # tokens per stored block
                  **kwargs):
         kwargs.setdefault('supports_logprobs', True)
         model = model or str(model_path)
         if max_new_tokens is not None: model = f'{model}-max{int(max_new_tokens)}'
         super().__init__(name, model=model, batch_size=batch_size, **kwargs)
         self.max_new_tokens, self.num_threads = (int(max_new_tokens) if max_new_tokens is not None else None), num_threads
-        self.max_batch_tokens = int(max_batch_tokens)
+        self.max_batch_tokens, self.prefix_store, self.prefix_block, self._pstore = int(max_batch_tokens), prefix_store, int(prefix_block), False
         self.model_path, self.device, self.dtype = model_path, device, dtype
         self.prefix_reuse, self.min_prefix_tokens, self.suppress_special = prefix_reuse, min_prefix_tokens, suppress_special
         self.prefix_fraction, self.keep_kv_mb, self._kept, self._kept_n = float(prefix_fraction), float(keep_kv_mb), {}, 0
@@ -245,6 +249,22 @@ def _split_plan(self:HFJudge, seqs:list[list[int]], P:int, gain:float=0.8) -> li
         if cost < best: best, plan = cost, cand
     return plan
 
+# %% ../../nbs/03e_judges_hf.ipynb #ecd63fa6
+@patch
+def _store(self:HFJudge) -> PrefixStore|None:
+    "The prefix store this judge reads and writes, or None (off, no room, or a model with sliding-window attention)."
+    if self._pstore is not False: return self._pstore
+    import torch, transformers
+    model, mb, self._pstore = self._loaded()[0], prefix_store_mb(), None
+    cfg = model.config
+    full = not getattr(cfg, 'sliding_window', None) and set(getattr(cfg, 'layer_types', None) or ['full_attention']) == {'full_attention'}
+    if self.prefix_store and self.prefix_reuse and mb > 0 and full:
+        shape = (cfg.num_hidden_layers, cfg.num_key_value_heads, getattr(cfg, 'head_dim', None) or cfg.hidden_size//cfg.num_attention_heads)
+        fp = store_fingerprint(self.model_path, model=type(model).__name__, dtype=str(model.dtype), device=self.device, block=self.prefix_block,
+                               threads=torch.get_num_threads(), torch=torch.__version__, transformers=transformers.__version__)
+        self._pstore = PrefixStore(prefix_store_dir()/fp, shape, self.prefix_block, mb, top=prefix_store_dir())
+    return self._pstore
+
 # %% ../../nbs/03e_judges_hf.ipynb #42d3311e
 @patch
 def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=True):
@@ -254,9 +274,11 @@ def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=Tru
     model = self._loaded()[0]
     plan, n = self._split_plan(seqs, P), len(seqs)
     with torch.inference_mode():   # no autograd graph (it held every activation, GBs) nor version counts: bench/inference_mode.py
-        cache = _past(model(input_ids=torch.tensor([seqs[0][:P]], device=self.device), use_cache=True, logits_to_keep=1))
+        store = self._store(); read = store.stats['loaded'] if store else 0
+        cache = prefix_kv(model, seqs[0][:P], store, self.device, _cache_arg(type(model)))     # whole blocks read where stored
+        read = (store.stats['loaded'] - read)*store.block if store else 0
         mask = torch.ones((1, P), dtype=torch.long)
-        self.prefix_stats['groups'] += 1; self.prefix_stats['tokens_computed'] += P
+        self.prefix_stats['groups'] += 1; self.prefix_stats['tokens_computed'] += P - read; self.prefix_stats['prefix_tokens_saved'] += read
         if plan is None: sub, starts = [0]*n, [P]*n
         else:
             cache, _, mask = self._extend(cache, mask, [seqs[js[0]][P:Q] for Q, js in plan], [P]*len(plan), rows=[0]*len(plan))

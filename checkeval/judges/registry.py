@@ -68,6 +68,8 @@ class _LocalModelFields(BaseModel):
     num_threads: Optional[int] = None
     max_batch_tokens: Optional[int] = None
     keep_kv_mb: Optional[float] = None
+    prefix_store: Optional[bool] = None
+    prefix_block: Optional[int] = None
     engine_args: Optional[dict[str, Any]] = None
 
 
