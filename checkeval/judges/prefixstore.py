@@ -28,7 +28,7 @@ class PrefixStore:
     def __init__(self, root, shape:tuple[int,int,int], block:int=128, max_mb:float=4096, top=None):
         self.root, self.shape, self.block, self.max_mb = Path(root), tuple(int(x) for x in shape), int(block), float(max_mb)
         self.top = Path(top) if top is not None else self.root    # the folder whose blocks (every fingerprint) share `max_mb`
-        self.written, self.stats = 0, dict(loaded=0, computed=0)
+        self.written, self.trimmed_at, self.stats = 0, None, dict(loaded=0, computed=0)   # bytes this process wrote, and when it last trimmed
 
     @property
     def block_bytes(self) -> int:
@@ -47,31 +47,6 @@ def stored(self:PrefixStore, hashes:list[str]) -> int:
     while n < len(hashes) and self.path(hashes[n]).is_file(): n += 1
     return n
 
-# %% ../../nbs/03m_judges_prefixstore.ipynb #3159e127
-@patch
-def save(self:PrefixStore, h:str, kv) -> None:
-    "Write block `h` (a tensor: layers, 2, heads, block, size) in one step (a temporary file renamed); trims the store now and then."
-    p = self.path(h)
-    if p.is_file(): return
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f'.{p.name}.{uuid.uuid4().hex}')
-    kv.detach().to('cpu').float().contiguous().numpy().tofile(tmp)
-    os.replace(tmp, p)                                 # two processes writing one block: the same bytes, either wins
-    self.written += self.block_bytes
-    if self.written >= 256*2**20: self.trim(); self.written = 0
-
-# %% ../../nbs/03m_judges_prefixstore.ipynb #4c92c543
-@patch
-def load(self:PrefixStore, h:str):
-    "Block `h` as a float32 tensor (layers, 2, heads, block, size), or None when it is missing or not whole; marks it as read."
-    import numpy as np, torch
-    p = self.path(h)
-    try: a = np.fromfile(p, dtype=np.float32); os.utime(p)
-    except OSError: return None
-    if a.size*4 != self.block_bytes: return None
-    L, H, D = self.shape
-    return torch.from_numpy(a.reshape(L, 2, H, self.block, D))
-
 # %% ../../nbs/03m_judges_prefixstore.ipynb #c7899724
 @patch
 def trim(self:PrefixStore) -> int:
@@ -88,6 +63,31 @@ def trim(self:PrefixStore) -> int:
             try: f.unlink(); gone += 1
             except OSError: pass
     return gone
+
+# %% ../../nbs/03m_judges_prefixstore.ipynb #3159e127
+@patch
+def save(self:PrefixStore, h:str, kv) -> None:
+    "Write block `h` (a tensor: layers, 2, heads, block, size) in one step (a temporary file renamed); trims the store at a process's first write and every 256 MB after."
+    p = self.path(h)
+    if p.is_file(): return
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f'.{p.name}.{uuid.uuid4().hex}')
+    kv.detach().to('cpu').float().contiguous().numpy().tofile(tmp)
+    os.replace(tmp, p)                                 # two processes writing one block: the same bytes, either wins
+    self.written += self.block_bytes
+    if self.trimmed_at is None or self.written - self.trimmed_at >= 256*2**20: self.trim(); self.trimmed_at = self.written
+
+# %% ../../nbs/03m_judges_prefixstore.ipynb #4c92c543
+@patch
+def load(self:PrefixStore, h:str):
+    "Block `h` as a float32 tensor (layers, 2, heads, block, size), or None when it is missing or not whole; marks it as read."
+    import numpy as np, torch
+    p = self.path(h)
+    try: a = np.fromfile(p, dtype=np.float32); os.utime(p)
+    except OSError: return None
+    if a.size*4 != self.block_bytes: return None
+    L, H, D = self.shape
+    return torch.from_numpy(a.reshape(L, 2, H, self.block, D))
 
 # %% ../../nbs/03m_judges_prefixstore.ipynb #5c0702a9
 def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu', cache_arg:str='past_key_values'):
