@@ -15,7 +15,7 @@ from .engine import Judge, _chunks, register_backend
 from .forced import accept_draft, jump_drafts, read_reply, schema_of
 from .sampling import next_tokens, row_generator
 from .attention import merge_caches, preallocate, select_rows, use_sdpa_gqa
-from .prefixstore import PrefixStore, prefix_kv, store_fingerprint
+from .prefixstore import PrefixStore, _cache_arg, _past, prefix_kv, store_fingerprint
 from ..settings import prefix_store_dir, prefix_store_mb
 
 # %% auto #0
@@ -54,18 +54,6 @@ def _lcp(a, b) -> int:
     n = min(len(a), len(b)); i = 0
     while i < n and a[i] == b[i]: i += 1
     return i
-
-# %% ../../nbs/03e_judges_hf.ipynb #efaa2340
-@functools.cache
-def _cache_arg(cls) -> str:
-    "The keyword a model class's forward takes its KV cache under: `cache` (transformers 5.2x; the old name warns) or `past_key_values`."
-    import inspect
-    return 'cache' if 'cache' in inspect.signature(cls.forward).parameters else 'past_key_values'
-
-def _past(out):
-    "The KV cache a model's forward returned, under either name."
-    c = getattr(out, 'cache', None)
-    return c if c is not None else getattr(out, 'past_key_values', None)
 
 # %% ../../nbs/03e_judges_hf.ipynb #d93ec83f
 def _budget_chunks(xs, size, max_rows:int, max_tokens:int):
@@ -275,7 +263,7 @@ def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=Tru
     plan, n = self._split_plan(seqs, P), len(seqs)
     with torch.inference_mode():   # no autograd graph (it held every activation, GBs) nor version counts: bench/inference_mode.py
         store = self._store(); read = store.stats['loaded'] if store else 0
-        cache = prefix_kv(model, seqs[0][:P], store, self.device, _cache_arg(type(model)))     # whole blocks read where stored
+        cache = prefix_kv(model, seqs[0][:P], store, self.device)     # whole blocks read where stored
         read = (store.stats['loaded'] - read)*store.block if store else 0
         mask = torch.ones((1, P), dtype=torch.long)
         self.prefix_stats['groups'] += 1; self.prefix_stats['tokens_computed'] += P - read; self.prefix_stats['prefix_tokens_saved'] += read

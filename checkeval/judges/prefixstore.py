@@ -6,7 +6,7 @@ Docs: https://checkeval.github.io/checkeval/judges_prefixstore.html.md"""
 
 # %% ../../nbs/03m_judges_prefixstore.ipynb #4a6d1e8b
 from __future__ import annotations
-import hashlib, os, uuid
+import functools, hashlib, os, uuid
 from pathlib import Path
 from fastcore.basics import patch
 
@@ -38,14 +38,6 @@ class PrefixStore:
 
     def path(self, h:str) -> Path: return self.root/h[:2]/f'{h}.kv'
     def __repr__(self): return f'PrefixStore({str(self.root)!r}, shape={self.shape}, block={self.block}, max_mb={self.max_mb:g})'
-
-# %% ../../nbs/03m_judges_prefixstore.ipynb #cd106cf5
-@patch
-def stored(self:PrefixStore, hashes:list[str]) -> int:
-    "How many of the leading blocks `hashes` (`block_hashes` of a prompt) are stored."
-    n = 0
-    while n < len(hashes) and self.path(hashes[n]).is_file(): n += 1
-    return n
 
 # %% ../../nbs/03m_judges_prefixstore.ipynb #c7899724
 @patch
@@ -89,19 +81,31 @@ def load(self:PrefixStore, h:str):
     L, H, D = self.shape
     return torch.from_numpy(a.reshape(L, 2, H, self.block, D))
 
+# %% ../../nbs/03m_judges_prefixstore.ipynb #efaa2340
+@functools.cache
+def _cache_arg(cls) -> str:
+    "The keyword a model class's forward takes its KV cache under: `cache` (transformers 5.2x; the old name warns) or `past_key_values`."
+    import inspect
+    return 'cache' if 'cache' in inspect.signature(cls.forward).parameters else 'past_key_values'
+
+def _past(out):
+    "The KV cache a model's forward returned, under either name."
+    c = getattr(out, 'cache', None)
+    return c if c is not None else getattr(out, 'past_key_values', None)
+
 # %% ../../nbs/03m_judges_prefixstore.ipynb #5c0702a9
-def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu', cache_arg:str='past_key_values'):
+def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu'):
     """KV cache (a transformers `DynamicCache`, one row) of the prompt prefix `ids`: with a `store`, its whole blocks read where
     stored, else computed one after the other and stored, then the rest; without, one forward."""
     import torch
     from transformers import DynamicCache
     def fwd(x, cache):
         out = model(input_ids=torch.tensor([list(x)], device=device), use_cache=True, logits_to_keep=1,
-                    **({cache_arg: cache} if cache is not None else {}))
-        return c if (c := getattr(out, 'cache', None)) is not None else out.past_key_values
+                    **({_cache_arg(type(model)): cache} if cache is not None else {}))
+        return _past(out)
     if store is None or len(ids) < store.block: return fwd(ids, None)
     B, hs, parts = store.block, block_hashes(ids, store.block), []
-    for h in hs[:store.stored(hs)]:
+    for h in hs:                                       # the leading blocks stored
         if (kv := store.load(h)) is None: break
         parts.append(kv)
     cache, n = None, len(parts)
