@@ -60,7 +60,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix='forced-bench-') as tmp:
         for rep in range(max(1, args.repeats)):
             for mode, fn in modes.items():
-                try: judge = get_judge('smollm2', cache=Path(tmp)/f'{mode}-{rep}.sqlite', progress=False)
+                try: judge = get_judge('smollm2', cache=Path(tmp)/f'{mode}-{rep}.sqlite', progress=False, lookup_tokens=0)   # schema drafts only
                 except ModelFileError as e: raise SystemExit(f'smollm2 is not installed: {e}')
                 hf.jump_drafts = fn
                 try: out[mode], dt, calls[mode] = run(judge, items, Path(tmp)/f'{mode}-{rep}')

@@ -8,7 +8,7 @@ Docs: https://checkeval.github.io/checkeval/judges_forced.html.md"""
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['schema_of', 'read_reply', 'jump_drafts', 'accept_draft']
+__all__ = ['schema_of', 'read_reply', 'allow_next', 'jump_drafts', 'accept_draft', 'lookup_draft', 'accept_greedy']
 
 # %% ../../nbs/03j_judges_forced.ipynb #c27d3853
 def schema_of(req) -> dict|None:
@@ -24,6 +24,21 @@ def read_reply(row:list, toks:list[int]):
         if m.is_terminated(): break                       # the end-of-sequence token read; what follows is padding
         if not m.accept_token(t): raise RuntimeError(f'token {t} is not allowed by the reply schema')
     row[1] = len(toks)
+
+# %% ../../nbs/03j_judges_forced.ipynb #66ad550b
+def allow_next(logits, held:list|None, new:list[list[int]]):
+    """In place: each row held to a schema (`held`, aligned with the rows of `logits`; None for a row without) first reads the
+    tokens of its reply `new` it has not read, then keeps only the logits of the tokens that may come next. Returns `logits`."""
+    if held is None or all(h is None for h in held): return logits
+    import xgrammar as xgr
+    rows = [k for k, h in enumerate(held) if h is not None and not h[0].is_terminated()]   # model.generate pads ended rows
+    if not rows: return logits
+    mask = xgr.allocate_token_bitmask(len(held), logits.shape[-1])
+    for k in rows:
+        read_reply(held[k], new[k])
+        if not held[k][0].is_terminated(): held[k][0].fill_next_token_bitmask(mask, k)
+    xgr.apply_token_bitmask_inplace(logits, mask, indices=rows)
+    return logits
 
 # %% ../../nbs/03j_judges_forced.ipynb #c8ebfd02
 def jump_drafts(held:list|None, new:list[list[int]], rooms:list[int]) -> list[list[int]]:
@@ -52,4 +67,31 @@ def accept_draft(row:list, logits, draft:list[int], new:list[int], banned=()) ->
         if int(lg.argmax()) != draft[n]: break
         row[0].accept_token(draft[n]); new.append(draft[n]); n += 1
     row[1] = len(new)
+    return n
+
+# %% ../../nbs/03j_judges_forced.ipynb #959379f7
+def lookup_draft(ctx, k:int, ngram:int=3, min_ngram:int=2, stop:int|None=None) -> list[int]:
+    """Up to `k` tokens that followed the latest earlier occurrence of the last `ngram` tokens of `ctx` (the prompt and the reply
+    so far; else of fewer, down to `min_ngram`), cut before `stop` (end of sequence): the next tokens of a reply that repeats."""
+    if k <= 0: return []
+    for g in range(ngram, min_ngram - 1, -1):
+        if len(ctx) <= g: continue
+        pat, last = list(ctx[-g:]), ctx[-1]
+        for s in range(len(ctx) - g - 1, -1, -1):
+            if ctx[s + g - 1] == last and list(ctx[s:s + g]) == pat:
+                d = list(ctx[s + g:s + g + k])
+                return d[:d.index(stop)] if stop in d else d
+    return []
+
+# %% ../../nbs/03j_judges_forced.ipynb #1ae56fe1
+def accept_greedy(logits, draft:list[int], new:list[int], banned=()) -> int:
+    """How many tokens of `draft` greedy decoding takes when no schema holds the reply: drafted token i while it is the most
+    likely (never a `banned` one) in `logits[i]`, the logits after the chosen token and the first i drafted tokens. Taken tokens
+    are appended to `new`; `logits` are changed in place only where a token is banned."""
+    n = 0
+    while n < len(draft):
+        lg = logits[n]
+        if banned: lg[list(banned)] = -float('inf')
+        if int(lg.argmax()) != draft[n]: break
+        new.append(draft[n]); n += 1
     return n

@@ -12,10 +12,10 @@ from typing import Sequence
 from fastcore.basics import patch
 from .types import Constraint, JudgeRequest, JudgeResponse, request_key
 from .engine import Judge, _chunks, register_backend
-from .forced import accept_draft, jump_drafts, read_reply, schema_of
+from .forced import accept_draft, accept_greedy, allow_next, jump_drafts, lookup_draft, schema_of
 from .sampling import next_tokens, row_generator
 from .attention import merge_caches, preallocate, select_rows, use_sdpa_gqa
-from .prefixstore import PrefixStore, _cache_arg, _past, prefix_kv, store_fingerprint
+from .prefixstore import PrefixStore, _cache_arg, _past, common_prefix, prefix_kv, shared_lengths, store_fingerprint
 from ..settings import prefix_store_dir, prefix_store_mb
 
 # %% auto #0
@@ -50,11 +50,6 @@ def _torch_threads(n:int|None):
     try: yield
     finally: torch.set_num_threads(before)
 
-def _lcp(a, b) -> int:
-    n = min(len(a), len(b)); i = 0
-    while i < n and a[i] == b[i]: i += 1
-    return i
-
 # %% ../../nbs/03e_judges_hf.ipynb #d93ec83f
 def _budget_chunks(xs, size, max_rows:int, max_tokens:int):
     "Consecutive runs of `xs` with at most `max_rows` elements and at most `max_tokens` of `size(x)` in all (never empty)."
@@ -78,6 +73,8 @@ class HFJudge(Judge):
                  keep_kv_mb:float=4096,           # KV caches of scored prompts kept for their continuation (a conversation's next turn); 0: none
                  prefix_store:bool=True,          # shared prefixes' keys and values kept on disk for other processes (`checkeval.judges.prefixstore`)
                  prefix_block:int=128,            # tokens per stored block
+                 lookup_tokens:int=8,             # a greedy row's draft from its prompt and reply (`lookup_draft`), at most; 0: none
+                 lookup_budget:int=16,            # ... while a decoding pass holds at most this many tokens (rows × (1 + draft))
                  **kwargs):
         kwargs.setdefault('supports_logprobs', True)
         model = model or str(model_path)
@@ -88,6 +85,7 @@ class HFJudge(Judge):
         self.model_path, self.device, self.dtype = model_path, device, dtype
         self.prefix_reuse, self.min_prefix_tokens, self.suppress_special = prefix_reuse, min_prefix_tokens, suppress_special
         self.prefix_fraction, self.keep_kv_mb, self._kept, self._kept_n = float(prefix_fraction), float(keep_kv_mb), {}, 0
+        self.lookup_tokens, self.lookup_budget = int(lookup_tokens), int(lookup_budget)
         self.prefix_stats = dict(groups=0, prefix_tokens_saved=0, tokens_computed=0, continued=0)
         self._lock = threading.Lock()
 
@@ -137,7 +135,8 @@ def _call_batch(self:HFJudge, requests):
         plain = [] if self.prefix_reuse else [i for i in alone if requests[i].temperature <= 0]
         shared += [(0, [i]) for i in alone if i not in plain]
         if shared:
-            for i, resp in self._generate_groups(shared, requests, seqs): out[i] = resp
+            lcp = dict(zip(free, shared_lengths([seqs[i] for i in free])))   # what a prompt alone shares with the others: stored
+            for i, resp in self._generate_groups(shared, requests, seqs, lcp): out[i] = resp
         for b in _budget_chunks(plain, lambda i: len(seqs[i]) + self._limit(requests[i]), self.batch_size, self.max_batch_tokens):
             for i, resp in zip(b, self._generate([requests[i] for i in b], seqs=[seqs[i] for i in b])): out[i] = resp
         return out
@@ -182,7 +181,7 @@ def _prefix_groups(self:HFJudge, seqs):
     groups, cur, P, L = [], [], 0, 0
     for i in order:
         if cur:
-            p, l = min(P, _lcp(seqs[cur[0]], seqs[i])), min(L, len(seqs[i]))
+            p, l = min(P, common_prefix(seqs[cur[0]], seqs[i])), min(L, len(seqs[i]))
             if self.prefix_reuse and p >= self.min_prefix_tokens and p >= self.prefix_fraction*l:
                 cur.append(i); P, L = p, l; continue
             groups.append((P if len(cur) > 1 else 0, cur))
@@ -221,7 +220,7 @@ def _split_plan(self:HFJudge, seqs:list[list[int]], P:int, gain:float=0.8) -> li
     n = len(seqs)
     if n < 3 or not self.prefix_reuse: return None
     order = sorted(range(n), key=lambda j: seqs[j])
-    adj = [_lcp(seqs[a], seqs[b]) for a, b in zip(order, order[1:])]
+    adj = [common_prefix(seqs[a], seqs[b]) for a, b in zip(order, order[1:])]
     one = P + n*max(len(s) - P for s in seqs)
     best, plan = gain*one, None
     for tau in sorted({x for x in adj if x > P}):
@@ -231,7 +230,7 @@ def _split_plan(self:HFJudge, seqs:list[list[int]], P:int, gain:float=0.8) -> li
             else: subs.append(cur); cur = [j]
         subs.append(cur)
         if len(subs) < 2: continue
-        cand = [(min(min(len(seqs[j]) for j in js) - 1, tau if len(js) == 1 else min(_lcp(seqs[js[0]], seqs[j]) for j in js)), js)
+        cand = [(min(min(len(seqs[j]) for j in js) - 1, tau if len(js) == 1 else min(common_prefix(seqs[js[0]], seqs[j]) for j in js)), js)
                 for js in subs]
         cost = P + len(cand)*max(Q - P for Q, _ in cand) + n*max(len(seqs[j]) - Q for Q, js in cand for j in js)
         if cost < best: best, plan = cost, cand
@@ -302,11 +301,29 @@ def _continued(self:HFJudge, seqs) -> dict:
         if best: found.setdefault(best[0], []).append((i, best[1], best[2]))
     return found
 
+# %% ../../nbs/03e_judges_hf.ipynb #9015ae40
+@patch
+def _prefill_alone(self:HFJudge, seq:list[int], shared:int=0, keep_cache:bool=True):
+    """KV cache (when `keep_cache`), next-token logits and attention mask of one prompt that shares no prefix with its batch. With
+    the prefix store its whole blocks of `prefix_block` tokens come first: read where stored (another batch or process asked about
+    the same material), else computed one after another and stored when within its first `shared` tokens, which another prompt
+    of the batch begins with; then the rest. Its numbers are the same whatever the store holds."""
+    import torch
+    store = self._store()
+    n = (len(seq) - 1)//store.block*store.block if store is not None else 0
+    if n == 0: return self._extend(None, None, [seq], [0], keep_cache=keep_cache)
+    read = store.stats['loaded']
+    cache = prefix_kv(self._loaded()[0], seq[:n], store, self.device, keep=shared//store.block)
+    read = (store.stats['loaded'] - read)*store.block
+    self.prefix_stats['tokens_computed'] += n - read; self.prefix_stats['prefix_tokens_saved'] += read
+    return self._extend(cache, torch.ones((1, n), dtype=torch.long), [seq[n:]], [n], rows=[0], keep_cache=keep_cache)
+
 # %% ../../nbs/03e_judges_hf.ipynb #a35ba1a7
 @patch
 def _last_logits(self:HFJudge, seqs):
     """Next-token logits after each sequence: one that continues a kept KV cache (`_continued`: a conversation's next turn) computes
-    its new tokens only; the others share prefix computation where possible (`_prefill_tree`). What is computed is kept (`_keep`)."""
+    its new tokens only; the others share prefix computation where possible (`_prefill_tree`), or, sharing none, are computed
+    alone on the prefix store's blocks (`_prefill_alone`; without a store, in one forward). What is computed is kept (`_keep`)."""
     import torch
     res, keep = [None]*len(seqs), self.prefix_reuse and self.keep_kv_mb > 0
     with torch.inference_mode():
@@ -318,13 +335,15 @@ def _last_logits(self:HFJudge, seqs):
             self._keep([seqs[i] for i in idx], cache, mask)
             for j, i in enumerate(idx): res[i] = logits[j].cpu()
         rest = [i for i, x in enumerate(res) if x is None]
+        shared = dict(zip(rest, shared_lengths([seqs[i] for i in rest])))
         for P, g in self._prefix_groups([seqs[i] for i in rest]):
             idx = [rest[j] for j in g]
-            if P > 0: cache, logits, mask, _ = self._prefill_tree([seqs[i] for i in idx], P, keep_cache=keep)
-            else:   # no shared prefix: one left-padded forward, every row ending at the last column (logits_to_keep=1)
-                cache, logits, mask = self._extend(None, None, [seqs[i] for i in idx], [0]*len(idx), keep_cache=keep)
-            self._keep([seqs[i] for i in idx], cache, mask)
-            for j, i in enumerate(idx): res[i] = logits[j].cpu()
+            if P > 0: parts = [(idx, self._prefill_tree([seqs[i] for i in idx], P, keep_cache=keep)[:3])]
+            elif self._store() is not None: parts = [([i], self._prefill_alone(seqs[i], shared[i], keep_cache=keep)) for i in idx]
+            else: parts = [(idx, self._extend(None, None, [seqs[i] for i in idx], [0]*len(idx), keep_cache=keep))]   # rows end at the last column
+            for ix, (cache, logits, mask) in parts:
+                self._keep([seqs[i] for i in ix], cache, mask)
+                for j, i in enumerate(ix): res[i] = logits[j].cpu()
     return res
 
 # %% ../../nbs/03e_judges_hf.ipynb #4ecc499d
@@ -413,27 +432,13 @@ def _held(self:HFJudge, reqs:list[JudgeRequest]) -> list|None:
     import xgrammar as xgr
     return [[xgr.GrammarMatcher(self._grammar(s)), 0] if (s := schema_of(r)) is not None else None for r in reqs]
 
-@patch
-def _allow(self:HFJudge, logits, held:list|None, new:list[list[int]]):
-    """In place: each row held to a schema (`held`, aligned with the rows of `logits`) first reads the tokens of its reply
-    `new` it has not read, then keeps only the logits of the tokens that may come next."""
-    if held is None or all(h is None for h in held): return logits
-    import xgrammar as xgr
-    rows = [k for k, h in enumerate(held) if h is not None and not h[0].is_terminated()]   # model.generate pads ended rows
-    if not rows: return logits
-    mask = xgr.allocate_token_bitmask(len(held), logits.shape[-1])
-    for k in rows:
-        read_reply(held[k], new[k])
-        if not held[k][0].is_terminated(): held[k][0].fill_next_token_bitmask(mask, k)
-    xgr.apply_token_bitmask_inplace(logits, mask, indices=rows)
-    return logits
 
 # %% ../../nbs/03e_judges_hf.ipynb #73d8e28c
 def _schema_processor(judge:HFJudge, held:list, L:int):
-    "`judge._allow` as a logits processor of `model.generate` (prompts left-padded to `L` columns)."
+    "`allow_next` (the rows held to a schema) as a logits processor of `model.generate` (prompts left-padded to `L` columns)."
     from transformers import LogitsProcessor, LogitsProcessorList
     class _Schema(LogitsProcessor):
-        def __call__(self, input_ids, scores): return judge._allow(scores, held, input_ids[:, L:].tolist())
+        def __call__(self, input_ids, scores): return allow_next(scores, held, input_ids[:, L:].tolist())
     return LogitsProcessorList([_Schema()])
 
 # %% ../../nbs/03e_judges_hf.ipynb #249a494b
@@ -472,11 +477,11 @@ def _merge_rows(self:HFJudge, parts:list, room:int=0):
 
 # %% ../../nbs/03e_judges_hf.ipynb #4468c1e0
 @patch
-def _prefill_one(self:HFJudge, seq:list[int]):
+def _prefill_one(self:HFJudge, seq:list[int], shared:int=0):
     """KV cache, next-token logits, attention mask and next position of one sequence that shares nothing with the others:
-    a forward of its own, so it is not padded to the batch's longest prompt."""
+    computed on its own (`_prefill_alone`; its first `shared` tokens begin another prompt), not padded to the batch's longest."""
     import torch
-    with torch.inference_mode(): cache, logits, mask = self._extend(None, None, [seq], [0])
+    with torch.inference_mode(): cache, logits, mask = self._prefill_alone(seq, shared)
     return cache, logits, mask, torch.tensor([len(seq)])
 
 # %% ../../nbs/03e_judges_hf.ipynb #155e54f5
@@ -495,12 +500,25 @@ def _step(self:HFJudge, cache, nxt, drafts:list[list[int]], mask, pos):
     self.prefix_stats['tokens_computed'] += ids.numel()
     return _past(out), out.logits.float(), mask
 
+# %% ../../nbs/03e_judges_hf.ipynb #84746625
+@patch
+def _drafts(self:HFJudge, held:list|None, live:list[int], new:list[list[int]], rooms:list[int], prompts:list[list[int]]|None) -> list[list[int]]:
+    """The draft of each live row `live[k]`, at most `rooms[k]` tokens: the text its schema forces next (`jump_drafts`), else,
+    given the rows' `prompts`, what followed the last tokens earlier in its prompt and reply (`lookup_draft`), at most
+    `lookup_tokens` while the pass holds at most `lookup_budget` tokens (rows × (1 + draft))."""
+    drafts = jump_drafts(held and [held[j] for j in live], [new[j] for j in live], rooms)
+    k = min(self.lookup_tokens, self.lookup_budget // len(live) - 1) if prompts is not None else 0
+    if k <= 0: return drafts
+    eos = self.tokenizer.eos_token_id
+    return [d or lookup_draft(prompts[j] + new[j], min(k, r), stop=eos) for d, j, r in zip(drafts, live, rooms)]
+
 # %% ../../nbs/03e_judges_hf.ipynb #36ad533a
 @patch
-def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos) -> tuple[list[list[int]], list]:
+def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos, prompts:list[list[int]]|None=None) -> tuple[list[list[int]], list]:
     """New tokens (greedy, or drawn by `next_tokens`) and, for requests asking, each step's logits of a prefilled batch, one row
-    per request. A greedy row held to a JSON schema sends the text its schema forces next (`jump_drafts`) with its chosen token
-    in one pass (`_step`) and keeps the drafted tokens greedy decoding takes (`accept_draft`)."""
+    per request. A greedy row sends a draft (`_drafts`: the text its JSON schema forces next, else what followed the same
+    tokens earlier in its prompt `prompts[j]` or reply) with its chosen token in one pass (`_step`) and keeps the drafted
+    tokens greedy decoding takes (`accept_draft`, `accept_greedy`)."""
     import torch
     model, tok = self._loaded()
     limits, eos, banned = [self._limit(r) for r in reqs], tok.eos_token_id, self._suppressed()
@@ -512,7 +530,7 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
     with torch.inference_mode():
         while True:
             if banned: logits[:, banned] = -float('inf')
-            self._allow(logits, held and [held[j] for j in live], [new[j] for j in live])
+            allow_next(logits, held and [held[j] for j in live], [new[j] for j in live])
             nxt, keep = next_tokens(logits, [reqs[j] for j in live], [gens[j] for j in live]), []
             for row, j in enumerate(live):
                 new[j].append(int(nxt[row]))
@@ -524,9 +542,10 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
                 cache.batch_select_indices(idx.to(self.device)); mask, pos, nxt = mask[idx], pos[idx], nxt[idx]
                 live = [live[row] for row in keep]
             rooms = [limits[j] - len(new[j]) - 1 if gens[j] is None else 0 for j in live]    # a sampled row: no draft
-            drafts = jump_drafts(held and [held[j] for j in live], [new[j] for j in live], rooms)
+            drafts = self._drafts(held, live, new, rooms, prompts)
             cache, L, mask = self._step(cache, nxt, drafts, mask, pos)
-            taken = [accept_draft(held[j], L[row], d, new[j], banned) if d else 0 for row, (j, d) in enumerate(zip(live, drafts))]
+            taken = [(accept_draft(held[j], L[row], d, new[j], banned) if held and held[j] is not None else accept_greedy(L[row], d, new[j], banned))
+                     if d else 0 for row, (j, d) in enumerate(zip(live, drafts))]
             for row, (j, n) in enumerate(zip(live, taken)):
                 mask[row, mask.shape[1] - L.shape[1] + 1 + n:] = 0    # the drafted tokens not taken (and padding): masked from now on
                 if scores[j] is not None: scores[j] += [_top_logprobs(L[row, k], reqs[j].top_logprobs) for k in range(n)]
@@ -535,8 +554,9 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
 
 # %% ../../nbs/03e_judges_hf.ipynb #f9d6b764
 @patch
-def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests, seqs) -> list[tuple[int, JudgeResponse]]:
-    "(index, response) for the greedy requests of `groups` [(shared prefix length, request indices); 0: one request, nothing shared], decoded in batches."
+def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests, seqs, shared:dict|None=None) -> list[tuple[int, JudgeResponse]]:
+    """(index, response) for the greedy requests of `groups` [(shared prefix length, request indices); 0: one request, nothing shared],
+    decoded in batches; `shared`: the leading tokens a request alone shares with another (`_prefill_one`)."""
     rows = [(g, P, i) for g, (P, idx) in enumerate(groups) for i in sorted(idx, key=lambda i: self._limit(requests[i]))]
     out = []
     size = lambda r: len(seqs[r[2]]) + self._limit(requests[r[2]])
@@ -545,8 +565,10 @@ def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests,
         parts = {}
         for g, P, i in chunk: parts.setdefault((g, P), []).append(i)
         order = [i for idx in parts.values() for i in idx]
-        prefilled = [self._prefill_tree([seqs[i] for i in idx], P) if P else self._prefill_one(seqs[idx[0]]) for (_, P), idx in parts.items()]
-        new, scores = self._decode_rows([requests[i] for i in order], *self._merge_rows(prefilled, room=max(self._limit(requests[i]) for i in order)))
+        prefilled = [self._prefill_tree([seqs[i] for i in idx], P) if P else self._prefill_one(seqs[idx[0]], (shared or {}).get(idx[0], 0))
+                     for (_, P), idx in parts.items()]
+        new, scores = self._decode_rows([requests[i] for i in order], *self._merge_rows(prefilled, room=max(self._limit(requests[i]) for i in order)),
+                                        prompts=[seqs[i] for i in order])
         dt = (time.perf_counter() - t0)/len(order)
         out += [(i, self._reply(requests[i], new[j], scores[j], len(seqs[i]), dt)) for j, i in enumerate(order)]
     return out

@@ -11,7 +11,7 @@ from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['block_hashes', 'PrefixStore', 'prefix_kv', 'store_fingerprint']
+__all__ = ['block_hashes', 'PrefixStore', 'common_prefix', 'shared_lengths', 'prefix_kv', 'store_fingerprint']
 
 # %% ../../nbs/03m_judges_prefixstore.ipynb #b634b01a
 def block_hashes(ids, block:int) -> list[str]:
@@ -93,10 +93,26 @@ def _past(out):
     c = getattr(out, 'cache', None)
     return c if c is not None else getattr(out, 'past_key_values', None)
 
+# %% ../../nbs/03m_judges_prefixstore.ipynb #6da99998
+def common_prefix(a, b) -> int:
+    "How many leading tokens `a` and `b` share."
+    n = min(len(a), len(b)); i = 0
+    while i < n and a[i] == b[i]: i += 1
+    return i
+
+# %% ../../nbs/03m_judges_prefixstore.ipynb #cbe574e3
+def shared_lengths(seqs) -> list[int]:
+    "For each of `seqs`, the most leading tokens it shares with another of them (a neighbour in sorted order)."
+    order, out = sorted(range(len(seqs)), key=lambda i: seqs[i]), [0]*len(seqs)
+    for a, b in zip(order, order[1:]):
+        l = common_prefix(seqs[a], seqs[b]); out[a], out[b] = max(out[a], l), max(out[b], l)
+    return out
+
 # %% ../../nbs/03m_judges_prefixstore.ipynb #5c0702a9
-def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu'):
+def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu', keep:int|None=None):
     """KV cache (a transformers `DynamicCache`, one row) of the prompt prefix `ids`: with a `store`, its whole blocks read where
-    stored, else computed one after the other and stored, then the rest; without, one forward."""
+    stored, else computed one after the other and stored (the first `keep` blocks only, when given), then the rest; without,
+    one forward."""
     import torch
     from transformers import DynamicCache
     def fwd(x, cache):
@@ -115,7 +131,7 @@ def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu
         store.stats['loaded'] += n
     for j in range(n, len(hs)):
         cache = fwd(ids[j*B:(j+1)*B], cache)
-        store.save(hs[j], torch.stack([torch.stack([l.keys[0, :, j*B:(j+1)*B], l.values[0, :, j*B:(j+1)*B]]) for l in cache.layers]))
+        if keep is None or j < keep: store.save(hs[j], torch.stack([torch.stack([l.keys[0, :, j*B:(j+1)*B], l.values[0, :, j*B:(j+1)*B]]) for l in cache.layers]))
         store.stats['computed'] += 1
     return fwd(ids[len(hs)*B:], cache) if len(ids) > len(hs)*B else cache
 

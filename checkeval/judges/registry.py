@@ -70,6 +70,8 @@ class _LocalModelFields(BaseModel):
     keep_kv_mb: Optional[float] = None
     prefix_store: Optional[bool] = None
     prefix_block: Optional[int] = None
+    lookup_tokens: Optional[int] = None
+    lookup_budget: Optional[int] = None
     engine_args: Optional[dict[str, Any]] = None
 
 
