@@ -1,4 +1,4 @@
-"""The attention the `hf` backend runs on a CPU: PyTorch's fused SDPA kernel, handed each key head once where several query heads share it, the KV cache it reads, in buffers with room to grow, and the projections that read one input computed as one product.
+"""The attention the `hf` backend runs on a CPU: PyTorch's fused SDPA kernel, handed each key head once where several query heads share it, and the KV cache it reads, in buffers with room to grow.
 
 Docs: https://checkeval.github.io/checkeval/judges_attention.html.md"""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 
 # %% auto #0
-__all__ = ['sdpa_gqa', 'use_sdpa_gqa', 'fuse_projections', 'buffer_layer', 'preallocate', 'select_rows', 'merge_caches']
+__all__ = ['sdpa_gqa', 'use_sdpa_gqa', 'buffer_layer', 'preallocate', 'select_rows', 'merge_caches']
 
 # %% ../../nbs/03l_judges_attention.ipynb #94a328b7
 def sdpa_gqa(module, query, key, value, attention_mask, dropout:float=0.0, scaling:float|None=None, is_causal:bool|None=None, **kwargs):
@@ -34,48 +34,6 @@ def use_sdpa_gqa(model, name:str='sdpa_gqa'):
     AttentionInterface.register(name, sdpa_gqa)
     AttentionMaskInterface.register(name, sdpa_mask)
     model.set_attn_implementation(name)
-    return model
-
-# %% ../../nbs/03l_judges_attention.ipynb #5ff03d38
-def _fused_mlp(self, x):
-    "A Llama MLP's forward with its gate and up projections as one product (inputs of one row: the separate ones)."
-    import torch.nn.functional as F
-    if x.numel() == x.shape[-1]: return self.down_proj(self.act_fn(self.gate_proj(x)) * self.up_proj(x))
-    g, u = F.linear(x, self._gate_up).split(self.gate_proj.out_features, -1)
-    return self.down_proj(self.act_fn(g) * u)
-
-def _fused_q(self, x):
-    "The query projection's forward computing the key and value projections of `x` too, for them to take (`_fused_kv`)."
-    import torch.nn.functional as F
-    if x.numel() == x.shape[-1]: self._kv = None; return F.linear(x, self.weight)
-    q, k, v = F.linear(x, self._qkv).split(self._sizes, -1)
-    self._kv = (x, k, v)
-    return q
-
-def _fused_kv(self, x):
-    "The key or value projection's forward: its part of the query projection's product when that was of the same `x`."
-    import torch.nn.functional as F
-    kv = self._q._kv
-    return kv[self._part] if kv is not None and kv[0] is x else F.linear(x, self.weight)
-
-# %% ../../nbs/03l_judges_attention.ipynb #9c417c04
-def fuse_projections(model):
-    """`model` (in place) with each attention's query, key and value projections and each MLP's gate and up projections computed
-    as one product per group (`_fused_q`, `_fused_mlp`): the same numbers but for one-row inputs, which keep separate products.
-    Projections with a bias are left alone. Returns `model`."""
-    import types, torch
-    def stack(*lins):
-        w = torch.cat([l.weight.detach() for l in lins])
-        for l, part in zip(lins, w.split([l.out_features for l in lins])): l.weight.data = part     # views into `w`
-        return w
-    for mod in model.modules():
-        if all(hasattr(mod, a) for a in ('gate_proj', 'up_proj', 'down_proj', 'act_fn')) and mod.gate_proj.bias is None and mod.up_proj.bias is None:
-            mod._gate_up = stack(mod.gate_proj, mod.up_proj); mod.forward = types.MethodType(_fused_mlp, mod)
-        if all(hasattr(mod, a) for a in ('q_proj', 'k_proj', 'v_proj')) and all(l.bias is None for l in (mod.q_proj, mod.k_proj, mod.v_proj)):
-            q, k, v = mod.q_proj, mod.k_proj, mod.v_proj
-            q._sizes, q._kv = [q.out_features, k.out_features, v.out_features], None
-            q._qkv = stack(q, k, v); q.forward = types.MethodType(_fused_q, q)
-            for part, lin in ((1, k), (2, v)): lin._q, lin._part = q, part; lin.forward = types.MethodType(_fused_kv, lin)
     return model
 
 # %% ../../nbs/03l_judges_attention.ipynb #45ae4087

@@ -14,7 +14,7 @@ from .types import Constraint, JudgeRequest, JudgeResponse, request_key
 from .engine import Judge, _chunks, register_backend
 from .forced import accept_draft, accept_greedy, allow_next, jump_drafts, lookup_draft, schema_of
 from .sampling import next_tokens, row_generator
-from .attention import fuse_projections, merge_caches, preallocate, select_rows, use_sdpa_gqa
+from .attention import merge_caches, preallocate, select_rows, use_sdpa_gqa
 from .prefixstore import PrefixStore, _cache_arg, _past, common_prefix, prefix_kv, shared_lengths, store_fingerprint
 from ..settings import prefix_store_dir, prefix_store_mb
 
@@ -35,7 +35,7 @@ def _load_hf(path:str, device:str='cpu', dtype:str|None=None):
             tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
             kw = {'dtype': getattr(torch, dtype)} if dtype else {}
             model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, **kw).to(device).eval()
-            if device == 'cpu': fuse_projections(use_sdpa_gqa(model))   # key heads handed to SDPA once; q/k/v, gate/up one product each
+            if device == 'cpu': use_sdpa_gqa(model)   # shared key heads handed to the kernel once (on a GPU it would drop to SDPA's slow path)
             if tok.pad_token_id is None: tok.pad_token = tok.eos_token
             _HF_MODELS[key] = (model, tok)
         return _HF_MODELS[key]
@@ -304,9 +304,10 @@ def _continued(self:HFJudge, seqs) -> dict:
 # %% ../../nbs/03e_judges_hf.ipynb #9015ae40
 @patch
 def _prefill_alone(self:HFJudge, seq:list[int], shared:int=0, keep_cache:bool=True):
-    """KV cache (when `keep_cache`), next-token logits and attention mask of one prompt sharing no prefix with its batch. With the
-    prefix store its whole blocks come first, each read where stored, else computed after the ones before it (and stored within
-    its first `shared` tokens, which another prompt of the batch begins with); then the rest: the same numbers either way."""
+    """KV cache (when `keep_cache`), next-token logits and attention mask of one prompt that shares no prefix with its batch. With
+    the prefix store its whole blocks of `prefix_block` tokens come first: read where stored (another batch or process asked about
+    the same material), else computed one after another and stored when within its first `shared` tokens, which another prompt
+    of the batch begins with; then the rest. Its numbers are the same whatever the store holds."""
     import torch
     store = self._store()
     n = (len(seq) - 1)//store.block*store.block if store is not None else 0
