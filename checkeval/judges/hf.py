@@ -304,10 +304,9 @@ def _continued(self:HFJudge, seqs) -> dict:
 # %% ../../nbs/03e_judges_hf.ipynb #9015ae40
 @patch
 def _prefill_alone(self:HFJudge, seq:list[int], shared:int=0, keep_cache:bool=True):
-    """KV cache (when `keep_cache`), next-token logits and attention mask of one prompt that shares no prefix with its batch. With
-    the prefix store its whole blocks of `prefix_block` tokens come first: read where stored (another batch or process asked about
-    the same material), else computed one after another and stored when within its first `shared` tokens, which another prompt
-    of the batch begins with; then the rest. Its numbers are the same whatever the store holds."""
+    """KV cache (when `keep_cache`), next-token logits and attention mask of one prompt sharing no prefix with its batch. With the
+    prefix store its whole blocks come first, each read where stored, else computed after the ones before it (and stored within
+    its first `shared` tokens, which another prompt of the batch begins with); then the rest: the same numbers either way."""
     import torch
     store = self._store()
     n = (len(seq) - 1)//store.block*store.block if store is not None else 0
