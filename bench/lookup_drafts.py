@@ -49,14 +49,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     import torch
     import checkeval.judges.hf as hf
-    from checkeval.data import load_benchmark
     from checkeval.judges import get_judge
-    from checkeval.judges.builtin import ModelFileError, smollm2_path
-    from checkeval.runs import select_items
-    try: smollm2_path()
-    except ModelFileError as e: raise SystemExit(f'smollm2 is not installed: {e}')
-    torch.set_num_threads(1)
-    items = select_items(load_benchmark('summeval'), args.items, 'groups', 0)
+    from _smollm2 import summeval_sample
+    items = summeval_sample(args.items)
     modes = {'schema_drafts_only': 0, 'lookup_drafts': None}      # None: the judge's default
     best, out, calls = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix='lookup-bench-') as tmp:
