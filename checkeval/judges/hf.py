@@ -252,20 +252,26 @@ def _store(self:HFJudge) -> PrefixStore|None:
         self._pstore = PrefixStore(prefix_store_dir()/fp, shape, self.prefix_block, mb, top=prefix_store_dir())
     return self._pstore
 
+# %% ../../nbs/03e_judges_hf.ipynb #2d3321d5
+@patch
+def _prefix_cache(self:HFJudge, ids:list[int], keep:int|None=None):
+    "KV cache of the prefix `ids` through the prefix store (`prefix_kv`; `keep`: blocks stored at most), counted in `prefix_stats`."
+    store = self._store(); before = store.stats['loaded'] if store else 0
+    cache = prefix_kv(self._loaded()[0], ids, store, self.device, keep=keep)
+    read = (store.stats['loaded'] - before)*store.block if store else 0
+    self.prefix_stats['tokens_computed'] += len(ids) - read; self.prefix_stats['prefix_tokens_saved'] += read
+    return cache
+
 # %% ../../nbs/03e_judges_hf.ipynb #42d3311e
 @patch
 def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=True):
     """KV cache (when `keep_cache`), next-token logits, attention mask and next positions of `seqs`, equal on their first
     `P` > 0 tokens: the prefix computed once, then (`_split_plan`) each subgroup's deeper shared prefix once, then the rows."""
     import torch
-    model = self._loaded()[0]
     plan, n = self._split_plan(seqs, P), len(seqs)
     with torch.inference_mode():   # no autograd graph (it held every activation, GBs) nor version counts: bench/inference_mode.py
-        store = self._store(); read = store.stats['loaded'] if store else 0
-        cache = prefix_kv(model, seqs[0][:P], store, self.device)     # whole blocks read where stored
-        read = (store.stats['loaded'] - read)*store.block if store else 0
-        mask = torch.ones((1, P), dtype=torch.long)
-        self.prefix_stats['groups'] += 1; self.prefix_stats['tokens_computed'] += P - read; self.prefix_stats['prefix_tokens_saved'] += read
+        cache, mask = self._prefix_cache(seqs[0][:P]), torch.ones((1, P), dtype=torch.long)     # whole blocks read where stored
+        self.prefix_stats['groups'] += 1
         if plan is None: sub, starts = [0]*n, [P]*n
         else:
             cache, _, mask = self._extend(cache, mask, [seqs[js[0]][P:Q] for Q, js in plan], [P]*len(plan), rows=[0]*len(plan))
@@ -308,13 +314,9 @@ def _prefill_alone(self:HFJudge, seq:list[int], shared:int=0, keep_cache:bool=Tr
     prefix store its whole blocks come first, each read where stored, else computed after the ones before it (and stored within
     its first `shared` tokens, which another prompt of the batch begins with); then the rest: the same numbers either way."""
     import torch
-    store = self._store()
-    n = (len(seq) - 1)//store.block*store.block if store is not None else 0
+    n = (len(seq) - 1)//store.block*store.block if (store := self._store()) is not None else 0
     if n == 0: return self._extend(None, None, [seq], [0], keep_cache=keep_cache)
-    read = store.stats['loaded']
-    cache = prefix_kv(self._loaded()[0], seq[:n], store, self.device, keep=shared//store.block)
-    read = (store.stats['loaded'] - read)*store.block
-    self.prefix_stats['tokens_computed'] += n - read; self.prefix_stats['prefix_tokens_saved'] += read
+    cache = self._prefix_cache(seq[:n], keep=shared//store.block)
     return self._extend(cache, torch.ones((1, n), dtype=torch.long), [seq[n:]], [n], rows=[0], keep_cache=keep_cache)
 
 # %% ../../nbs/03e_judges_hf.ipynb #a35ba1a7
@@ -502,9 +504,8 @@ def _step(self:HFJudge, cache, nxt, drafts:list[list[int]], mask, pos):
 # %% ../../nbs/03e_judges_hf.ipynb #84746625
 @patch
 def _drafts(self:HFJudge, held:list|None, live:list[int], new:list[list[int]], rooms:list[int], prompts:list[list[int]]|None) -> list[list[int]]:
-    """The draft of each live row `live[k]`, at most `rooms[k]` tokens: the text its schema forces next (`jump_drafts`), else,
-    given the rows' `prompts`, what followed the last tokens earlier in its prompt and reply (`lookup_draft`), at most
-    `lookup_tokens` while the pass holds at most `lookup_budget` tokens (rows × (1 + draft))."""
+    """Each live row's draft, at most `rooms[k]` tokens: the text its schema forces next (`jump_drafts`), else what followed its last
+    tokens earlier in its prompt and reply (`lookup_draft`), at most `lookup_tokens`, while a pass holds `lookup_budget` tokens."""
     drafts = jump_drafts(held and [held[j] for j in live], [new[j] for j in live], rooms)
     k = min(self.lookup_tokens, self.lookup_budget // len(live) - 1) if prompts is not None else 0
     if k <= 0: return drafts
