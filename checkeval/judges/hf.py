@@ -15,7 +15,8 @@ from .engine import Judge, _chunks, register_backend
 from .forced import accept_draft, accept_greedy, allow_next, jump_drafts, lookup_draft, schema_of
 from .sampling import next_tokens, row_generator
 from .attention import merge_caches, preallocate, select_rows, use_sdpa_gqa
-from .prefixstore import PrefixStore, _cache_arg, _past, common_prefix, prefix_kv, shared_lengths, store_fingerprint
+from .planning import row_runs, split_plan
+from .prefixstore import PrefixStore, _cache_arg, _past, common_prefix, prefix_kv, store_fingerprint
 from ..settings import prefix_store_dir, prefix_store_mb
 
 # %% auto #0
@@ -75,6 +76,7 @@ class HFJudge(Judge):
                  prefix_block:int=128,            # tokens per stored block
                  lookup_tokens:int=8,             # a greedy row's draft from its prompt and reply (`lookup_draft`), at most; 0: none
                  lookup_budget:int=16,            # ... while a decoding pass holds at most this many tokens (rows × (1 + draft))
+                 row_runs:bool=True,              # a group's rows in runs of alike length, one forward each (`row_runs`); False: one forward
                  **kwargs):
         kwargs.setdefault('supports_logprobs', True)
         model = model or str(model_path)
@@ -85,7 +87,7 @@ class HFJudge(Judge):
         self.model_path, self.device, self.dtype = model_path, device, dtype
         self.prefix_reuse, self.min_prefix_tokens, self.suppress_special = prefix_reuse, min_prefix_tokens, suppress_special
         self.prefix_fraction, self.keep_kv_mb, self._kept, self._kept_n = float(prefix_fraction), float(keep_kv_mb), {}, 0
-        self.lookup_tokens, self.lookup_budget = int(lookup_tokens), int(lookup_budget)
+        self.lookup_tokens, self.lookup_budget, self.row_runs = int(lookup_tokens), int(lookup_budget), bool(row_runs)
         self.prefix_stats = dict(groups=0, prefix_tokens_saved=0, tokens_computed=0, continued=0)
         self._lock = threading.Lock()
 
@@ -135,8 +137,7 @@ def _call_batch(self:HFJudge, requests):
         plain = [] if self.prefix_reuse else [i for i in alone if requests[i].temperature <= 0]
         shared += [(0, [i]) for i in alone if i not in plain]
         if shared:
-            lcp = dict(zip(free, shared_lengths([seqs[i] for i in free])))   # what a prompt alone shares with the others: stored
-            for i, resp in self._generate_groups(shared, requests, seqs, lcp): out[i] = resp
+            for i, resp in self._generate_groups(shared, requests, seqs): out[i] = resp
         for b in _budget_chunks(plain, lambda i: len(seqs[i]) + self._limit(requests[i]), self.batch_size, self.max_batch_tokens):
             for i, resp in zip(b, self._generate([requests[i] for i in b], seqs=[seqs[i] for i in b])): out[i] = resp
         return out
@@ -212,30 +213,6 @@ def _extend(self:HFJudge, cache, mask, parts:list[list[int]], starts:list[int], 
     self.prefix_stats['tokens_computed'] += n*S
     return (_past(out) if keep_cache else None), out.logits[:, -1].float(), mask
 
-# %% ../../nbs/03e_judges_hf.ipynb #1936b844
-@patch
-def _split_plan(self:HFJudge, seqs:list[list[int]], P:int, gain:float=0.8) -> list[tuple[int, list[int]]]|None:
-    """Subgroups [(Q, [row])] of `seqs` (equal on their first `P` tokens), each sharing its first `Q` ≥ `P` tokens, when
-    prefilling in three levels computes fewer than `gain` times the tokens of one level; else None."""
-    n = len(seqs)
-    if n < 3 or not self.prefix_reuse: return None
-    order = sorted(range(n), key=lambda j: seqs[j])
-    adj = [common_prefix(seqs[a], seqs[b]) for a, b in zip(order, order[1:])]
-    one = P + n*max(len(s) - P for s in seqs)
-    best, plan = gain*one, None
-    for tau in sorted({x for x in adj if x > P}):
-        subs, cur = [], [order[0]]
-        for k, j in enumerate(order[1:]):
-            if adj[k] >= tau: cur.append(j)
-            else: subs.append(cur); cur = [j]
-        subs.append(cur)
-        if len(subs) < 2: continue
-        cand = [(min(min(len(seqs[j]) for j in js) - 1, tau if len(js) == 1 else min(common_prefix(seqs[js[0]], seqs[j]) for j in js)), js)
-                for js in subs]
-        cost = P + len(cand)*max(Q - P for Q, _ in cand) + n*max(len(seqs[j]) - Q for Q, js in cand for j in js)
-        if cost < best: best, plan = cost, cand
-    return plan
-
 # %% ../../nbs/03e_judges_hf.ipynb #ecd63fa6
 @patch
 def _store(self:HFJudge) -> PrefixStore|None:
@@ -264,11 +241,12 @@ def _prefix_cache(self:HFJudge, ids:list[int], keep:int|None=None):
 
 # %% ../../nbs/03e_judges_hf.ipynb #42d3311e
 @patch
-def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=True):
-    """KV cache (when `keep_cache`), next-token logits, attention mask and next positions of `seqs`, equal on their first
-    `P` > 0 tokens: the prefix computed once, then (`_split_plan`) each subgroup's deeper shared prefix once, then the rows."""
-    import torch
-    plan, n = self._split_plan(seqs, P), len(seqs)
+def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=True) -> list[tuple[list[int], tuple]]:
+    """[(rows, (KV cache (when `keep_cache`), next-token logits, attention mask, next positions))] of `seqs`, equal on their first
+    `P` > 0 tokens: the prefix computed once, then (`split_plan`) each subgroup's deeper shared prefix once, then the rows' tails in
+    runs of alike length (`row_runs`), one forward each, each run's rows indices of `seqs`."""
+    import copy, torch
+    plan, n = split_plan(seqs, P) if self.prefix_reuse else None, len(seqs)
     with torch.inference_mode():   # no autograd graph (it held every activation, GBs) nor version counts: bench/inference_mode.py
         cache, mask = self._prefix_cache(seqs[0][:P]), torch.ones((1, P), dtype=torch.long)     # whole blocks read where stored
         self.prefix_stats['groups'] += 1
@@ -279,8 +257,15 @@ def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=Tru
             sub, starts = [of[j][0] for j in range(n)], [of[j][1] for j in range(n)]
         # prefix tokens each row would compute alone, less those computed once for the prefix and the subgroups
         self.prefix_stats['prefix_tokens_saved'] += sum(starts) - P - (sum(Q - P for Q, _ in plan) if plan else 0)
-        cache, logits, mask = self._extend(cache, mask, [s[q:] for s, q in zip(seqs, starts)], starts, rows=sub, keep_cache=keep_cache)
-    return cache, logits, mask, torch.tensor([len(s) for s in seqs])
+        tails = [len(s) - q for s, q in zip(seqs, starts)]
+        runs, out = row_runs(tails) if self.row_runs else [list(range(n))], []
+        for k, rows in enumerate(runs):
+            c = cache if k == len(runs) - 1 else copy.copy(cache)       # `_extend` puts a run's rows into buffers of its own
+            if c is not cache: c.layers = list(cache.layers)
+            part = self._extend(c, mask, [seqs[j][starts[j]:] for j in rows], [starts[j] for j in rows], rows=[sub[j] for j in rows], keep_cache=keep_cache)
+            out.append((rows, (*part, torch.tensor([len(seqs[j]) for j in rows]))))
+    return out
+
 
 # %% ../../nbs/03e_judges_hf.ipynb #7aae74d8
 @patch
@@ -309,15 +294,16 @@ def _continued(self:HFJudge, seqs) -> dict:
 
 # %% ../../nbs/03e_judges_hf.ipynb #9015ae40
 @patch
-def _prefill_alone(self:HFJudge, seq:list[int], shared:int=0, keep_cache:bool=True):
+def _prefill_alone(self:HFJudge, seq:list[int], keep_cache:bool=True):
     """KV cache (when `keep_cache`), next-token logits and attention mask of one prompt sharing no prefix with its batch. With the
-    prefix store its whole blocks come first, each read where stored, else computed after the ones before it (and stored within
-    its first `shared` tokens, which another prompt of the batch begins with); then the rest: the same numbers either way."""
+    prefix store its whole blocks come first, each read where stored, else computed after the ones before it and stored; then the
+    rest: the same numbers either way."""
     import torch
     n = (len(seq) - 1)//store.block*store.block if (store := self._store()) is not None else 0
     if n == 0: return self._extend(None, None, [seq], [0], keep_cache=keep_cache)
-    cache = self._prefix_cache(seq[:n], keep=shared//store.block)
+    cache = self._prefix_cache(seq[:n])
     return self._extend(cache, torch.ones((1, n), dtype=torch.long), [seq[n:]], [n], rows=[0], keep_cache=keep_cache)
+
 
 # %% ../../nbs/03e_judges_hf.ipynb #a35ba1a7
 @patch
@@ -336,11 +322,10 @@ def _last_logits(self:HFJudge, seqs):
             self._keep([seqs[i] for i in idx], cache, mask)
             for j, i in enumerate(idx): res[i] = logits[j].cpu()
         rest = [i for i, x in enumerate(res) if x is None]
-        shared = dict(zip(rest, shared_lengths([seqs[i] for i in rest])))
         for P, g in self._prefix_groups([seqs[i] for i in rest]):
             idx = [rest[j] for j in g]
-            if P > 0: parts = [(idx, self._prefill_tree([seqs[i] for i in idx], P, keep_cache=keep)[:3])]
-            elif self._store() is not None: parts = [([i], self._prefill_alone(seqs[i], shared[i], keep_cache=keep)) for i in idx]
+            if P > 0: parts = [([idx[j] for j in rows], part[:3]) for rows, part in self._prefill_tree([seqs[i] for i in idx], P, keep_cache=keep)]
+            elif self._store() is not None: parts = [([i], self._prefill_alone(seqs[i], keep_cache=keep)) for i in idx]
             else: parts = [(idx, self._extend(None, None, [seqs[i] for i in idx], [0]*len(idx), keep_cache=keep))]   # rows end at the last column
             for ix, (cache, logits, mask) in parts:
                 self._keep([seqs[i] for i in ix], cache, mask)
@@ -478,11 +463,11 @@ def _merge_rows(self:HFJudge, parts:list, room:int=0):
 
 # %% ../../nbs/03e_judges_hf.ipynb #4468c1e0
 @patch
-def _prefill_one(self:HFJudge, seq:list[int], shared:int=0):
+def _prefill_one(self:HFJudge, seq:list[int]):
     """KV cache, next-token logits, attention mask and next position of one sequence that shares nothing with the others:
-    computed on its own (`_prefill_alone`; its first `shared` tokens begin another prompt), not padded to the batch's longest."""
+    computed on its own (`_prefill_alone`: its whole blocks through the prefix store), not padded to the batch's longest."""
     import torch
-    with torch.inference_mode(): cache, logits, mask = self._prefill_alone(seq, shared)
+    with torch.inference_mode(): cache, logits, mask = self._prefill_alone(seq)
     return cache, logits, mask, torch.tensor([len(seq)])
 
 # %% ../../nbs/03e_judges_hf.ipynb #155e54f5
@@ -554,9 +539,9 @@ def _decode_rows(self:HFJudge, reqs:list[JudgeRequest], cache, logits, mask, pos
 
 # %% ../../nbs/03e_judges_hf.ipynb #f9d6b764
 @patch
-def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests, seqs, shared:dict|None=None) -> list[tuple[int, JudgeResponse]]:
+def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests, seqs) -> list[tuple[int, JudgeResponse]]:
     """(index, response) for the greedy requests of `groups` [(shared prefix length, request indices); 0: one request, nothing shared],
-    decoded in batches; `shared`: the leading tokens a request alone shares with another (`_prefill_one`)."""
+    decoded in batches."""
     rows = [(g, P, i) for g, (P, idx) in enumerate(groups) for i in sorted(idx, key=lambda i: self._limit(requests[i]))]
     out = []
     size = lambda r: len(seqs[r[2]]) + self._limit(requests[r[2]])
@@ -564,9 +549,10 @@ def _generate_groups(self:HFJudge, groups:list[tuple[int, list[int]]], requests,
         t0 = time.perf_counter()
         parts = {}
         for g, P, i in chunk: parts.setdefault((g, P), []).append(i)
-        order = [i for idx in parts.values() for i in idx]
-        prefilled = [self._prefill_tree([seqs[i] for i in idx], P) if P else self._prefill_one(seqs[idx[0]], (shared or {}).get(idx[0], 0))
-                     for (_, P), idx in parts.items()]
+        order, prefilled = [], []
+        for (_, P), idx in parts.items():
+            for rows, part in (self._prefill_tree([seqs[i] for i in idx], P) if P else [([0], self._prefill_one(seqs[idx[0]]))]):
+                order += [idx[j] for j in rows]; prefilled.append(part)
         new, scores = self._decode_rows([requests[i] for i in order], *self._merge_rows(prefilled, room=max(self._limit(requests[i]) for i in order)),
                                         prompts=[seqs[i] for i in order])
         dt = (time.perf_counter() - t0)/len(order)

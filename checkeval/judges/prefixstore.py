@@ -11,7 +11,7 @@ from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['block_hashes', 'PrefixStore', 'common_prefix', 'shared_lengths', 'prefix_kv', 'store_fingerprint']
+__all__ = ['block_hashes', 'PrefixStore', 'common_prefix', 'prefix_kv', 'store_fingerprint']
 
 # %% ../../nbs/03m_judges_prefixstore.ipynb #b634b01a
 def block_hashes(ids, block:int) -> list[str]:
@@ -99,14 +99,6 @@ def common_prefix(a, b) -> int:
     n = min(len(a), len(b)); i = 0
     while i < n and a[i] == b[i]: i += 1
     return i
-
-# %% ../../nbs/03m_judges_prefixstore.ipynb #cbe574e3
-def shared_lengths(seqs) -> list[int]:
-    "For each of `seqs`, the most leading tokens it shares with another of them (a neighbour in sorted order)."
-    order, out = sorted(range(len(seqs)), key=lambda i: seqs[i]), [0]*len(seqs)
-    for a, b in zip(order, order[1:]):
-        l = common_prefix(seqs[a], seqs[b]); out[a], out[b] = max(out[a], l), max(out[b], l)
-    return out
 
 # %% ../../nbs/03m_judges_prefixstore.ipynb #5c0702a9
 def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu', keep:int|None=None):

@@ -72,6 +72,7 @@ class _LocalModelFields(BaseModel):
     prefix_block: Optional[int] = None
     lookup_tokens: Optional[int] = None
     lookup_budget: Optional[int] = None
+    row_runs: Optional[bool] = None
     engine_args: Optional[dict[str, Any]] = None
 
 
