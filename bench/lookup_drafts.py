@@ -14,7 +14,7 @@ replies that differ is reported, not required to be zero. The last line is one J
     python bench/lookup_drafts.py [--items 2] [--repeats 1]
 """
 from __future__ import annotations
-import argparse, json, math, os, platform, sys, tempfile, time, warnings
+import json, math, os, sys, tempfile, time, warnings
 from pathlib import Path
 
 os.environ.setdefault('HF_HUB_OFFLINE', '1')
@@ -43,11 +43,8 @@ def run(judge, items, root):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--items', type=int, default=2)
-    ap.add_argument('--repeats', type=int, default=1)
-    args = ap.parse_args(argv)
-    import torch
+    from _smollm2 import bench_args, smollm2_facts
+    args = bench_args(__doc__, argv, items=2)
     import checkeval.judges.hf as hf
     from checkeval.judges import get_judge
     from _smollm2 import summeval_sample
@@ -64,12 +61,11 @@ def main(argv=None):
                 best[mode] = min(best.get(mode, math.inf), dt)
     a, b = out['schema_drafts_only'], out['lookup_drafts']
     same = sum(x == y for x, y in zip(a, b)) if len(a) == len(b) else 0
-    res = dict(bench='lookup_drafts', backend='hf', model='smollm2 (SmolLM2-135M-Instruct, fp32, CPU)', items=len(items),
+    res = dict(bench='lookup_drafts', **smollm2_facts(), items=len(items),
                replies=len(b), same_replies=same, replies_differ=len(b) - same,
                seconds_baseline=round(best['schema_drafts_only'], 2), seconds_lookup=round(best['lookup_drafts'], 2),
                ratio=round(best['schema_drafts_only']/best['lookup_drafts'], 3),
                decode_passes_baseline=calls['schema_drafts_only'], decode_passes_lookup=calls['lookup_drafts'],
-               torch=torch.__version__, threads=torch.get_num_threads(), python=platform.python_version(),
                goal='fewer decoding passes and less time with lookup drafts')
     res['goal_met'] = bool(res['ratio'] > 1 and res['decode_passes_lookup'] < res['decode_passes_baseline'])
     print(json.dumps(res))

@@ -15,7 +15,7 @@ at once: the last bits move, so a near tie may turn). The last line is one JSON 
     python bench/prefix_store.py [--items 8] [--repeats 1]
 """
 from __future__ import annotations
-import argparse, json, math, os, platform, sys, tempfile, time, warnings
+import argparse, json, math, os, platform, sys, tempfile
 from pathlib import Path
 
 os.environ.setdefault('HF_HUB_OFFLINE', '1')
@@ -29,13 +29,8 @@ FORMS = [('grouped', {}), ('p_yes', {'granularity': 'question', 'answer': 'choic
 def point(form, options, items, root, store:bool, cache):
     "Answers (form, item, question, reply, value, P(yes)) of one CheckEval form from a fresh judge, and the seconds it took."
     from checkeval.judges import get_judge
-    from checkeval.runs import evaluate
-    judge = get_judge('smollm2', cache=cache, progress=False, prefix_store=store)
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        _, res = evaluate('checkeval', 'summeval', judge, items=items, dimensions=['coherence'], seed=0, root=root/form, options=options)
-    return [(form, a.item_id, a.question_id, a.raw_text, a.value, a.p_yes) for a in res.answers], time.perf_counter() - t0
+    from _smollm2 import checkeval_forms
+    return checkeval_forms(get_judge('smollm2', cache=cache, progress=False, prefix_store=store), items, root, forms=[(form, options)])
 
 
 def main(argv=None):

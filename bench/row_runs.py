@@ -13,7 +13,7 @@ could turn: both are reported, not required to be zero. The last line is one JSO
     python bench/row_runs.py [--items 2] [--repeats 1]
 """
 from __future__ import annotations
-import argparse, json, math, os, platform, sys, tempfile, time, warnings
+import json, math, os, sys, tempfile
 from pathlib import Path
 
 os.environ.setdefault('HF_HUB_OFFLINE', '1')
@@ -21,46 +21,28 @@ os.environ.setdefault('TRANSFORMERS_OFFLINE', '1')
 os.environ.setdefault('CHECKEVAL_PROGRESS', '0')
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-FORMS = [('p_yes', {'granularity': 'question', 'answer': 'choices'}), ('grouped', {})]
-
-
-def run(judge, items, root):
-    "Answers (form, item, question, reply, value, P(yes)) of CheckEval's two forms and the seconds they took."
-    from checkeval.runs import evaluate
-    answers, t0 = [], time.perf_counter()
-    for form, options in FORMS:
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            _, res = evaluate('checkeval', 'summeval', judge, items=items, dimensions=['coherence'], seed=0, root=root/form, options=options)
-        answers += [(form, a.item_id, a.question_id, a.raw_text, a.value, a.p_yes) for a in res.answers]
-    return answers, time.perf_counter() - t0
-
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--items', type=int, default=2)
-    ap.add_argument('--repeats', type=int, default=1)
-    args = ap.parse_args(argv)
-    import torch
+    from _smollm2 import bench_args, smollm2_facts
+    args = bench_args(__doc__, argv, items=2)
     from checkeval.judges import get_judge
-    from _smollm2 import summeval_sample
+    from _smollm2 import checkeval_forms, summeval_sample
     items = summeval_sample(args.items)
     best, out, cols = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix='row-runs-bench-') as tmp:
         for rep in range(max(1, args.repeats)):
             for mode, on in (('one_forward', False), ('row_runs', True)):
                 judge = get_judge('smollm2', cache=Path(tmp)/f'{mode}-{rep}.sqlite', progress=False, prefix_store=False, row_runs=on)
-                out[mode], dt = run(judge, items, Path(tmp)/f'{mode}-{rep}')
+                out[mode], dt = checkeval_forms(judge, items, Path(tmp)/f'{mode}-{rep}')
                 best[mode], cols[mode] = min(best.get(mode, math.inf), dt), judge.prefix_stats['tokens_computed']
     a, b = out['one_forward'], out['row_runs']
     same = sum(x[:5] == y[:5] for x, y in zip(a, b)) if len(a) == len(b) else 0
     dp = max((abs(x[5] - y[5]) for x, y in zip(a, b) if x[5] is not None and y[5] is not None), default=None)
-    res = dict(bench='row_runs', backend='hf', model='smollm2 (SmolLM2-135M-Instruct, fp32, CPU)', items=len(items),
+    res = dict(bench='row_runs', **smollm2_facts(), items=len(items),
                answers=len(b), same_answers=same, answers_differ=len(b) - same, max_p_yes_difference=dp,
                seconds_baseline=round(best['one_forward'], 2), seconds_row_runs=round(best['row_runs'], 2),
                ratio=round(best['one_forward']/best['row_runs'], 3),
                tokens_computed_baseline=cols['one_forward'], tokens_computed_row_runs=cols['row_runs'],
-               torch=torch.__version__, threads=torch.get_num_threads(), python=platform.python_version(),
                goal='fewer columns computed and less time with the rows in runs')
     res['goal_met'] = bool(res['ratio'] > 1 and cols['row_runs'] < cols['one_forward'])
     print(json.dumps(res))
