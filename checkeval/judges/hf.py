@@ -231,10 +231,10 @@ def _store(self:HFJudge) -> PrefixStore|None:
 
 # %% ../../nbs/03e_judges_hf.ipynb #2d3321d5
 @patch
-def _prefix_cache(self:HFJudge, ids:list[int], keep:int|None=None):
-    "KV cache of the prefix `ids` through the prefix store (`prefix_kv`; `keep`: blocks stored at most), counted in `prefix_stats`."
+def _prefix_cache(self:HFJudge, ids:list[int]):
+    "KV cache of the prefix `ids` through the prefix store (`prefix_kv`), counted in `prefix_stats`."
     store = self._store(); before = store.stats['loaded'] if store else 0
-    cache = prefix_kv(self._loaded()[0], ids, store, self.device, keep=keep)
+    cache = prefix_kv(self._loaded()[0], ids, store, self.device)
     read = (store.stats['loaded'] - before)*store.block if store else 0
     self.prefix_stats['tokens_computed'] += len(ids) - read; self.prefix_stats['prefix_tokens_saved'] += read
     return cache
@@ -265,7 +265,6 @@ def _prefill_tree(self:HFJudge, seqs:list[list[int]], P:int, keep_cache:bool=Tru
             part = self._extend(c, mask, [seqs[j][starts[j]:] for j in rows], [starts[j] for j in rows], rows=[sub[j] for j in rows], keep_cache=keep_cache)
             out.append((rows, (*part, torch.tensor([len(seqs[j]) for j in rows]))))
     return out
-
 
 # %% ../../nbs/03e_judges_hf.ipynb #7aae74d8
 @patch
@@ -303,7 +302,6 @@ def _prefill_alone(self:HFJudge, seq:list[int], keep_cache:bool=True):
     if n == 0: return self._extend(None, None, [seq], [0], keep_cache=keep_cache)
     cache = self._prefix_cache(seq[:n])
     return self._extend(cache, torch.ones((1, n), dtype=torch.long), [seq[n:]], [n], rows=[0], keep_cache=keep_cache)
-
 
 # %% ../../nbs/03e_judges_hf.ipynb #a35ba1a7
 @patch

@@ -101,9 +101,9 @@ def common_prefix(a, b) -> int:
     return i
 
 # %% ../../nbs/03m_judges_prefixstore.ipynb #5c0702a9
-def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu', keep:int|None=None):
+def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu'):
     """KV cache (a transformers `DynamicCache`, one row) of the prompt prefix `ids`: with a `store`, its whole blocks read where
-    stored, else computed one after the other and stored (the first `keep` blocks only, when given), then the rest; without,
+    stored, else computed one after the other and stored, then the rest; without,
     one forward."""
     import torch
     from transformers import DynamicCache
@@ -123,7 +123,7 @@ def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu
         store.stats['loaded'] += n
     for j in range(n, len(hs)):
         cache = fwd(ids[j*B:(j+1)*B], cache)
-        if keep is None or j < keep: store.save(hs[j], torch.stack([torch.stack([l.keys[0, :, j*B:(j+1)*B], l.values[0, :, j*B:(j+1)*B]]) for l in cache.layers]))
+        store.save(hs[j], torch.stack([torch.stack([l.keys[0, :, j*B:(j+1)*B], l.values[0, :, j*B:(j+1)*B]]) for l in cache.layers]))
         store.stats['computed'] += 1
     return fwd(ids[len(hs)*B:], cache) if len(ids) > len(hs)*B else cache
 
