@@ -43,11 +43,10 @@ def run(judge, items, root):
 
 
 def main(argv=None):
-    from _smollm2 import bench_args, smollm2_facts
+    from _smollm2 import bench_args, smollm2_facts, summeval_sample
     args = bench_args(__doc__, argv, items=2)
     import checkeval.judges.hf as hf
     from checkeval.judges import get_judge
-    from _smollm2 import summeval_sample
     items = summeval_sample(args.items)
     modes = {'schema_drafts_only': 0, 'lookup_drafts': None}      # None: the judge's default
     best, out, calls = {}, {}, {}

@@ -23,10 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def main(argv=None):
-    from _smollm2 import bench_args, smollm2_facts
+    from _smollm2 import bench_args, checkeval_forms, smollm2_facts, summeval_sample
     args = bench_args(__doc__, argv, items=2)
     from checkeval.judges import get_judge
-    from _smollm2 import checkeval_forms, summeval_sample
     items = summeval_sample(args.items)
     best, out, cols = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix='row-runs-bench-') as tmp:
