@@ -226,7 +226,7 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
                        choices:bool=False, json_schema:bool=False, upstream_template:str|None=None) -> list[tuple[dict, Any]]:
     """(key, JudgeRequest) for every item × dimension × question group; `choices`: one-question replies constrained to one
     token, yes or no; `json_schema`: a group's answers asked as one JSON object held to `reply_schema` (backends that enforce
-    one); a single question is asked as before, so that the first token of its reply still gives P(yes); `upstream_template`:
+    one), a group of one question too unless log-probabilities are asked (then its first token gives P(yes)); `upstream_template`:
     the authors' evaluation template instead of `template` (its own `Q1: yes` reply form, no JSON schema)."""
     if choices and granularity != 'question': raise ValueError("answer='choices' needs granularity='question' (one question per request)")
     out = []
@@ -234,7 +234,7 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
         t = benchmark_task(it.benchmark)
         for d, cl in checklists.items():
             for gi, (sub, qs) in enumerate(question_groups(cl, granularity)):
-                js = json_schema and not choices and len(qs) > 1 and upstream_template is None   # one question: its first token carries P(yes)
+                js = json_schema and not choices and upstream_template is None and (len(qs) > 1 or not logprobs)   # else free text: P(yes)
                 msgs = (upstream_evaluation_messages(upstream_template, it, d, cl.dimension.definition, [q.text for q in qs]) if upstream_template
                         else render(template, task=t['task'], target=t['target'], inputs=item_inputs(it), dimension=d,
                                     definition=cl.dimension.definition, questions=[q.text for q in qs], json_reply=js))
