@@ -11,7 +11,7 @@ import collections, contextlib, importlib, json, os, shutil, sys, tempfile, thre
 import nbformat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 from .grid import GridPoint, load_grid, missing_method
 from .gridstate import _slug, judge_entry, method_module, point_inputs, point_run_dirs, point_status, write_stamp
 from tqdm.auto import tqdm
@@ -253,21 +253,18 @@ def share_key(point_id:str) -> str:
     return '/'.join(point_id.split('/')[:3])
 
 # %% ../nbs/31d_gridrun.ipynb #665acb31
-def run_spread(todo:Sequence, fn, jobs:int, key=lambda x: x, after:Sequence[Callable]=()) -> list:
+def run_spread(todo:Sequence, fn, jobs:int, key=lambda x: x) -> list:
     """`fn(x)` for each of `todo` on `jobs` threads, a free thread taking the first waiting `x` whose `key` no running one has
-    (else the first waiting); the results in the order of `todo`. Each of `after` (work that needs none of `todo`) is called
-    once by a thread that finds nothing of `todo` left to take: in the time it would wait for the last ones. An exception raised
-    by `fn` or by one of `after` is raised here."""
-    waiting, running, out, lock, rest = list(range(len(todo))), collections.Counter(), [None]*len(todo), threading.Lock(), list(after)
+    (else the first waiting); the results in the order of `todo`. An exception raised by `fn` is raised here."""
+    waiting, running, out, lock = list(range(len(todo))), collections.Counter(), [None]*len(todo), threading.Lock()
     def take():
         with lock:
-            if not waiting: return rest.pop(0) if rest else None
+            if not waiting: return None
             i = next((i for i in waiting if not running[key(todo[i])]), waiting[0])
             waiting.remove(i); running[key(todo[i])] += 1
             return i
     def worker():
         while (i := take()) is not None:
-            if callable(i): i(); continue
             try: out[i] = fn(todo[i])
             finally:
                 with lock: running[key(todo[i])] -= 1
@@ -277,8 +274,8 @@ def run_spread(todo:Sequence, fn, jobs:int, key=lambda x: x, after:Sequence[Call
 
 # %% ../nbs/31d_gridrun.ipynb #995affb7
 def run_grid(points:Sequence[GridPoint]|None=None, yes:bool=False, force:bool=False, jobs:int|None=None,
-             kernel:str|None=None, timeout:int|None=None, progress:bool=True, after:Sequence[Callable]=()) -> list[dict]:
-    "Run the stale points of the grid (all with `force`), then `after` (`run_spread`); returns one result record per point."
+             kernel:str|None=None, timeout:int|None=None, progress:bool=True) -> list[dict]:
+    "Run the stale points of the grid (all with `force`); returns one result record per point."
     points = load_grid() if points is None else list(points)
     jobs = jobs or settings_jobs()
     _grid_env(jobs)
@@ -310,7 +307,7 @@ def run_grid(points:Sequence[GridPoint]|None=None, yes:bool=False, force:bool=Fa
             elif progress: print(msg, flush=True)
         return r
     with grid_kernels([by_id[p['point']] for p in todo]) as manager:
-        results += run_spread(todo, lambda p: one(p, manager), jobs, key=lambda p: share_key(p['point']), after=after)
+        results += run_spread(todo, lambda p: one(p, manager), jobs, key=lambda p: share_key(p['point']))
     bar.close()
     _grid_summary(results, checkout_root())
     return results

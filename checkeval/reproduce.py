@@ -7,7 +7,7 @@ Docs: https://checkeval.github.io/checkeval/reproduce.html.md"""
 # %% ../nbs/31_reproduce.ipynb #ecb600e6
 from __future__ import annotations
 from .settings import checkout_root
-import functools, json, sys, time
+import json, sys, time
 from typing import Callable, Sequence
 from .grid import GridError, check_grid, load_grid
 from .gridstate import _module_path, benchmark_checksum, code_modules, files_hash, point_outputs, state_dir
@@ -23,9 +23,9 @@ from .core import Answer, Judgment
 import pandas as pd
 
 # %% auto #0
-__all__ = ['SMALL_JUDGE_PREFIX', 'STEPS', 'EXTRA_STEPS', 'TAIL_STEPS', 'StepFailed', 'step_datasets', 'step_metaeval',
-           'step_grid', 'step_papers', 'step_parse_rates', 'small_judge_scores', 'small_judge_table',
-           'step_small_judge', 'step_index', 'step_plan', 'timing_rows', 'format_timings', 'reproduce']
+__all__ = ['SMALL_JUDGE_PREFIX', 'STEPS', 'EXTRA_STEPS', 'StepFailed', 'step_datasets', 'step_metaeval', 'step_grid',
+           'step_papers', 'step_parse_rates', 'small_judge_scores', 'small_judge_table', 'step_small_judge',
+           'step_index', 'step_plan', 'timing_rows', 'format_timings', 'reproduce']
 
 # %% ../nbs/31_reproduce.ipynb #05c713d1
 class StepFailed(RuntimeError): "A step finished but some of its work failed (reported in its summary)."
@@ -52,8 +52,8 @@ def step_metaeval(**kw):
 
 # %% ../nbs/31_reproduce.ipynb #3d196309
 def step_grid(yes:bool=False, force:bool=False, **kw):
-    "Run the stale points of `configs/grid.yaml` (and `after`, the steps that need no point, when a worker has none left to take)."
-    res = run_grid(yes=yes, force=force, jobs=kw.get('jobs'), **({'after': kw['after']} if kw.get('after') else {}))
+    "Run the stale points of `configs/grid.yaml`."
+    res = run_grid(yes=yes, force=force, jobs=kw.get('jobs'))
     if kw.get('log') is not None: kw['log'].extend(res)   # every record, the failed ones too (`reproduce`'s time table)
     bad = [r for r in res if r['status'] in ('failed', 'refused')]
     if bad: raise StepFailed(f"{len(bad)} grid point(s) failed or refused: {', '.join(r['point'] for r in bad[:8])}{' ...' if len(bad) > 8 else ''}")
@@ -161,7 +161,6 @@ def step_plan(force:bool=False, **kw):
 STEPS: dict[str, Callable] = {'datasets': step_datasets, 'grid': step_grid, 'metaeval': step_metaeval,
                               'papers': step_papers, 'small_judge': step_small_judge, 'parse_rates': step_parse_rates, 'index': step_index}
 EXTRA_STEPS: dict[str, Callable] = {'plan': step_plan}   # run only when asked for (`--only plan`)
-TAIL_STEPS = ('datasets',)   # need no grid point: run with the grid, by a worker that has no point left to take
 
 # %% ../nbs/31_reproduce.ipynb #aabdada6
 def timing_rows(steps:dict[str, float], grid:Sequence[dict]=()) -> list[dict]:
@@ -187,25 +186,9 @@ def format_timings(rows:Sequence[dict]) -> str:
         lines.append(f"{r['part']:<{w}}  {cells:>5}  {r['wall_s']:>7.1f}s  {cell:>9}")
     return '\n'.join(lines)
 
-# %% ../nbs/31_reproduce.ipynb #d3a9f1b7
-def _run_step(n:str, fn:Callable, took:dict, failed:list, **kw):
-    "Run step `n` (`fn(**kw)`), saying when it starts and ends (or fails): its seconds go to `took`, its name to `failed` if it raised."
-    t0 = time.time()
-    print(f'[reproduce] {n} ...', flush=True)
-    try: out = fn(**kw)
-    except Exception as e:
-        failed.append(n); took[n] = time.time() - t0
-        print(f'[reproduce] {n} FAILED after {took[n]:.1f}s: {type(e).__name__}: {e}', flush=True)
-        return
-    took[n] = time.time() - t0
-    n_out = len(out) if isinstance(out, (list, tuple)) else ''
-    print(f'[reproduce] {n} done in {took[n]:.1f}s {f"({n_out} outputs)" if n_out != "" else ""}', flush=True)
-
 # %% ../nbs/31_reproduce.ipynb #c9808e86
 def reproduce(yes:bool=False, only:list[str]|None=None, force:bool=False, jobs:int|None=None) -> int:
-    """Run the steps of the main job (all, or `only` these); returns a process exit code (1 if anything failed, 2 for a wrong grid
-    file). The `TAIL_STEPS` asked for with the grid run inside it, when a grid worker has no point left to take (a cold run's
-    last points leave a core idle)."""
+    "Run the steps of the main job (all, or `only` these); returns a process exit code (1 if anything failed, 2 for a wrong grid file)."
     steps = {**STEPS, **EXTRA_STEPS}
     names = only or list(STEPS)
     unknown = [n for n in names if n not in steps]
@@ -217,14 +200,18 @@ def reproduce(yes:bool=False, only:list[str]|None=None, force:bool=False, jobs:i
             for line in msg.splitlines(): print(f'checkeval reproduce: {line}', file=sys.stderr, flush=True)
             return 2
     failed, t_all, took, grid_log = [], time.time(), {}, []
-    kw = dict(yes=yes, force=force, jobs=jobs, log=grid_log)
-    tail = [n for n in TAIL_STEPS if n in names and 'grid' in names]
     for n in names:
-        if n in tail: continue
-        after = [functools.partial(_run_step, t, steps[t], took, failed, **kw) for t in tail] if n == 'grid' else []
-        _run_step(n, steps[n], took, failed, **kw, **({'after': after} if after else {}))
-    for t in tail:                # the grid ended before it reached them
-        if t not in took: _run_step(t, steps[t], took, failed, **kw)
+        t0 = time.time()
+        print(f'[reproduce] {n} ...', flush=True)
+        try:
+            out = steps[n](yes=yes, force=force, jobs=jobs, log=grid_log)
+        except Exception as e:
+            failed.append(n); took[n] = time.time() - t0
+            print(f'[reproduce] {n} FAILED after {time.time()-t0:.1f}s: {type(e).__name__}: {e}', flush=True)
+            continue
+        took[n] = time.time() - t0
+        n_out = len(out) if isinstance(out, (list, tuple)) else ''
+        print(f'[reproduce] {n} done in {time.time()-t0:.1f}s {f"({n_out} outputs)" if n_out != "" else ""}', flush=True)
     print('[reproduce] time per step and grid block, slowest first:\n' + format_timings(timing_rows(took, grid_log)), flush=True)
     print(f"[reproduce] finished in {time.time()-t_all:.1f}s; {'failed steps: ' + ', '.join(failed) if failed else 'all steps ok'}", flush=True)
     return 1 if failed else 0
