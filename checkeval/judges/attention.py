@@ -61,7 +61,12 @@ def buffer_layer():
             self.keys, self.values = self._k[:, :, :n+m], self._v[:, :, :n+m]
             return self.keys, self.values
         def batch_select_indices(self, indices):
-            self._adopt(self._k[indices], self._v[indices], self.keys.shape[-2])
+            "Keep rows `indices`: when they increase, moved forward inside the buffers (filled columns only), else copied out."
+            keep, n = [int(i) for i in indices], self.keys.shape[-2]
+            if any(b <= a for a, b in zip(keep, keep[1:])): return self._adopt(self._k[indices], self._v[indices], n)
+            for to, fr in enumerate(keep):
+                if to != fr: self._k[to, :, :n], self._v[to, :, :n] = self._k[fr, :, :n], self._v[fr, :, :n]
+            self._adopt(self._k[:len(keep)], self._v[:len(keep)], n)
     return BufferLayer
 
 def preallocate(cache, room:int):
