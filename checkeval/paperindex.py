@@ -8,7 +8,7 @@ Docs: https://checkeval.github.io/checkeval/paperindex.html.md"""
 from __future__ import annotations
 from .settings import checkout_root
 from .core import load_yaml
-import json, re
+import json, re, warnings
 from pathlib import Path
 from typing import Sequence
 from .grid import GridPoint, missing_method
@@ -53,8 +53,10 @@ def estimate_full_run(method:str, benchmark:str, price_in:float, price_out:float
         items = load_benchmark(benchmark)
         k = min(sample_items, len(items))
         dj, others = priced(model), []
-        evaluate(method, benchmark, dj, limit=k, sample='random', items=items, dimensions=dimensions, save=False, options=options,
-                 make_judge=lambda name: others.append(priced(name)) or others[-1])   # a creator/builder named in the options: same prices
+        with warnings.catch_warnings():   # what the method says of its placeholder judge is no news to the run's reader
+            warnings.simplefilter('ignore')
+            evaluate(method, benchmark, dj, limit=k, sample='random', items=items, dimensions=dimensions, save=False, options=options,
+                     make_judge=lambda name: others.append(priced(name)) or others[-1])   # a creator/builder named in the options: same prices
         res = scale_dry_run([dj, *others], len(items), k)   # per-item requests scaled, per-dimension ones (construction) not
     except Exception as e: res = {'error': f'{type(e).__name__}: {str(e)[:200]}'}
     cache[key] = res
