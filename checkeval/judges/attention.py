@@ -69,6 +69,8 @@ def buffer_layer():
             self._adopt(self._k[:len(keep)], self._v[:len(keep)], n)
     return BufferLayer
 
+
+# %% ../../nbs/03l_judges_attention.ipynb #9d4f61a3
 def preallocate(cache, room:int):
     "`cache` (a `DynamicCache`) with each layer moved into a buffer with room for `room` more tokens (unless it has that room); in place."
     B = buffer_layer()
