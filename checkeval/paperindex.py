@@ -140,9 +140,10 @@ def _table_has_lexical(path:Path) -> bool:
 
 # %% ../nbs/31f_paperindex.ipynb #232dbafc
 def _table_content(path:Path) -> dict|None:
-    "What the table at `path` holds: from its provenance, else read from its CSV; None for a figure; empty when unreadable."
-    if path.suffix not in ('.md', '.csv'): return None
+    """What the table or figure at `path` holds: from its provenance (`content`), else read from a table's CSV; None for a
+    figure whose provenance does not say; empty when unreadable."""
     if (c := (_file_provenance(path) or {}).get('content')): return c
+    if path.suffix not in ('.md', '.csv'): return None
     csv = path.with_suffix('.csv')
     try: return table_content(pd.read_csv(csv))
     except (OSError, ValueError): return {'value_columns': [], 'judges': {'*': {'values': 0, 'n': [], 'notes': ['the table has no readable CSV']}}}

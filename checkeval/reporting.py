@@ -17,13 +17,13 @@ from .data import dataset_summary, load_frame, benchmark_info, load_benchmark
 from .runs import provenance
 
 # %% auto #0
-__all__ = ['N_COLUMNS', 'FACT_COLUMN', 'CORRELATION_COLUMN', 'FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'LONG_DECIMALS',
-           'STATISTIC_COLUMNS', 'CORRELATION_KEYS', 'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS', 'PLUMBING_GROUPS',
-           'SMALL_LOCAL_GROUPS', 'SCORE_COLUMNS', 'JUDGE_BOOTSTRAP', 'figures_root', 'to_markdown', 'value_columns',
-           'table_content', 'write_table', 'save_figure', 'figure_footer', 'no_data_figure', 'datasets_table',
-           'plot_human_scores', 'write_dataset_outputs', 'round_statistics', 'merge_long_csv', 'run_metas',
-           'judges_note', 'parse_rates', 'file_stamp', 'run_scores', 'scores_with_human', 'paper_dir',
-           'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long', 'answer_counts',
+__all__ = ['N_COLUMNS', 'FACT_COLUMN', 'CORRELATION_COLUMN', 'FLOAT_FORMAT', 'VOLATILE_PROVENANCE', 'NO_DATA_MARK',
+           'LONG_DECIMALS', 'STATISTIC_COLUMNS', 'CORRELATION_KEYS', 'AGREEMENT_KEYS', 'LONG_COLUMNS', 'LONG_KEYS',
+           'PLUMBING_GROUPS', 'SMALL_LOCAL_GROUPS', 'SCORE_COLUMNS', 'JUDGE_BOOTSTRAP', 'figures_root', 'to_markdown',
+           'value_columns', 'table_content', 'write_table', 'figure_content', 'save_figure', 'figure_footer',
+           'no_data_figure', 'datasets_table', 'plot_human_scores', 'write_dataset_outputs', 'round_statistics',
+           'merge_long_csv', 'run_metas', 'judges_note', 'parse_rates', 'file_stamp', 'run_scores', 'scores_with_human',
+           'paper_dir', 'paper_provenance', 'save_paper_table', 'save_paper_figure', 'save_paper_long', 'answer_counts',
            'run_parse_rates', 'correlation_table', 'safe_correlation_rows']
 
 # %% ../nbs/30_reporting.ipynb #e6cac62a
@@ -123,12 +123,27 @@ def write_table(df:pd.DataFrame, name:str, out_dir=None, title:str|None=None, no
     if provenance is not None: _write_provenance(out, name, {**provenance, 'content': table_content(df)})
     return out/f'{name}.csv'
 
+# %% ../nbs/30_reporting.ipynb #6b1e0f3a
+NO_DATA_MARK = 'checkeval_no_data'   # the attribute `no_data_figure` sets on its figure: why it holds no data
+
+def figure_content(fig, data:pd.DataFrame|None=None) -> dict|None:
+    """What a figure holds, in `table_content`'s form: read from `data` (the rows it plots: judge, values, n) when given; for a
+    figure made by `no_data_figure`, no value and its reason; None when nothing says (the index then reads the figure's tables)."""
+    if data is not None: return table_content(pd.DataFrame(data))
+    if (why := getattr(fig, NO_DATA_MARK, None)) is not None:
+        return {'value_columns': [], 'judges': {'*': {'values': 0, 'n': [], 'notes': [str(why)]}}}
+    return None
+
+
 # %% ../nbs/30_reporting.ipynb #49487c10
-def save_figure(fig, name:str, out_dir=None, provenance:dict|None=None) -> Path:
-    "Save a matplotlib figure as `<name>.png` and `<name>.pdf`, with provenance beside it; the same figure gives the same bytes (no date, no software version)."
+def save_figure(fig, name:str, out_dir=None, provenance:dict|None=None, data:pd.DataFrame|None=None) -> Path:
+    """Save a matplotlib figure as `<name>.png` and `<name>.pdf`, with provenance beside it, which records what the figure holds
+    (`figure_content` of `data`, the rows it plots, or of a `no_data_figure`); the same figure gives the same bytes (no date, no software version)."""
     out = Path(out_dir or figures_root()); out.mkdir(parents=True, exist_ok=True)
     desc = json.dumps({'config_hash': provenance.get('config_hash')}) if provenance is not None else ''
-    if provenance is not None: _write_provenance(out, name, provenance)
+    if provenance is not None:
+        content = figure_content(fig, data)
+        _write_provenance(out, name, provenance if content is None else {**provenance, 'content': content})
     if output_label(): fig.text(0.5, 1.0, output_label(), ha='center', va='bottom', fontsize=9, color='#b00000')
     fig.savefig(out/f'{name}.png', dpi=120, bbox_inches='tight', metadata={'Software': None, 'Creator': 'checkeval', 'Description': desc})
     fig.savefig(out/f'{name}.pdf', bbox_inches='tight', metadata={'Creator': 'checkeval', 'Producer': None, 'CreationDate': None, 'Subject': desc})
@@ -145,7 +160,7 @@ def figure_footer(fig, judges=(), source:str='', n=None):
 
 # %% ../nbs/30_reporting.ipynb #42f3f55e
 def no_data_figure(title:str, why:str, judges=(), source:str='', figsize=(7, 1.8)):
-    "One panel that says `no data: <why>` under `title` (no axes, no legend)."
+    "One panel that says `no data: <why>` under `title` (no axes, no legend); `save_figure` records it as holding no value, for `why`."
     import matplotlib.pyplot as plt
     import textwrap
     fig, ax = plt.subplots(figsize=figsize)
@@ -153,6 +168,7 @@ def no_data_figure(title:str, why:str, judges=(), source:str='', figsize=(7, 1.8
     ax.text(0.5, 0.5, 'no data: ' + '\n'.join(textwrap.wrap(why, 100)), ha='center', va='center', fontsize=8, transform=ax.transAxes)
     ax.set_title(title, fontsize=10)
     figure_footer(fig, judges, source)
+    setattr(fig, NO_DATA_MARK, why)
     return fig
 
 # %% ../nbs/30_reporting.ipynb #c863b9b9
@@ -366,9 +382,10 @@ def save_paper_table(df:pd.DataFrame, paper:str, name:str, title:str, note:str='
                        provenance=paper_provenance(paper, name, judges, source, **extra))
 
 # %% ../nbs/30_reporting.ipynb #cc3b0f23
-def save_paper_figure(fig, paper:str, name:str, judges=(), source:str='runs', **extra) -> Path:
-    "Save a paper figure as PNG + PDF under `figures/<paper>/` with its provenance (which judges, from what)."
-    return save_figure(fig, name, paper_dir(paper), provenance=paper_provenance(paper, name, judges, source, **extra))
+def save_paper_figure(fig, paper:str, name:str, judges=(), source:str='runs', data:pd.DataFrame|None=None, **extra) -> Path:
+    """Save a paper figure as PNG + PDF under `figures/<paper>/` with its provenance (which judges, from what, and what it holds:
+    pass the rows it plots as `data`, with a `judge` and an `n` column, so that the index can say on how many items)."""
+    return save_figure(fig, name, paper_dir(paper), provenance=paper_provenance(paper, name, judges, source, **extra), data=data)
 
 # %% ../nbs/30_reporting.ipynb #b97617b3
 def save_paper_long(rows:pd.DataFrame, paper:str, kind:str='correlations') -> Path|None:
