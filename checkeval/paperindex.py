@@ -160,7 +160,8 @@ def judge_content(files:Sequence[Path], judge:str) -> dict|None:
 
 # %% ../nbs/31f_paperindex.ipynb #8848d3c7
 NO_VALUE_REASONS = (('no scored item', 'no scored item'), ('no readable csv', 'no readable table'), ('constant', 'constant answers'),
-                    ('fewer than', 'fewer than {m} scored items'), ('dimension missing', 'dimension missing'), ('missing:', 'dimension missing'))
+                    ('fewer than', 'fewer than {m} scored items'), ('dimension missing', 'dimension missing'), ('missing:', 'dimension missing'),
+                    (' wrote 0 of', 'no checklist written'))
 
 def no_value_reason(rec:dict, min_items:int|None=None) -> str:
     "Why a judge's tables hold no number, from their notes (see `NO_VALUE_REASONS`), else from how few items they rest on."
