@@ -471,7 +471,11 @@ def needs_judges(status:str) -> bool:
 
 # %% ../nbs/33_rehearse.ipynb #eebe6a00
 def _has_values(p:Path) -> bool:
-    if p.suffix != '.md': return p.exists()
+    "Whether a file holds a number: a figure by what its provenance records (`figure_content`; one that records nothing, by being there), a table by its CSV."
+    if p.suffix != '.md':
+        prov = p.with_suffix('.provenance.json')
+        c = json.loads(prov.read_text()).get('content') if prov.exists() else None
+        return p.exists() and (c is None or any(j.get('values', 0) for j in c['judges'].values()))
     c = p.with_suffix('.csv')
     if not c.exists(): return False
     df = pd.read_csv(c)
