@@ -6,10 +6,8 @@ Docs: https://checkeval.github.io/checkeval/rehearse.html.md"""
 
 # %% ../nbs/33_rehearse.ipynb #78016b07
 from __future__ import annotations
-import hashlib
 import checkeval.testing.rehearsal as _rehearsal_module
-import copy, functools, json, os, re, subprocess, sys, threading, time
-import multiprocessing
+import copy, functools, hashlib, json, multiprocessing, os, re, subprocess, sys, threading, time
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Sequence
@@ -18,7 +16,6 @@ from .settings import (checkout_root, configs_dir, grid_path, rehearsal_dir, job
                                 ENV_CACHE, ENV_FIGURES, ENV_LABEL, ENV_PROGRESS)
 from .core import load_yaml
 from .grid import GridPoint, GridError, expand_block, read_grid_file
-from .testing.rehearsal import form_scores, planted_latent, unit_texts, verdict_question, yes_probability
 from .analyses import judge_groups
 from .data import benchmark_info
 from .gridrun import run_point
@@ -26,7 +23,8 @@ from .judges.registry import load_judges_config
 from .papers import run_papers
 from .reporting import LONG_DECIMALS, file_stamp, safe_correlation_rows, scores_with_human, to_markdown
 from .runs import evaluate, load_judgments
-from .testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
+from .testing.rehearsal import (ItemIndex, PlantedResponder, planted_judges, form_scores, planted_latent, unit_texts, verdict_question,
+                                        yes_probability)
 
 # %% auto #0
 __all__ = ['REHEARSAL_LABEL', 'CHECKED_LEVELS', 'PLANTED_DRAWS', 'REPORTED_TOL', 'rehearsal_config_path', 'load_rehearsal',
@@ -471,10 +469,8 @@ def needs_judges(status:str) -> bool:
 
 # %% ../nbs/33_rehearse.ipynb #eebe6a00
 def _has_values(p:Path) -> bool:
-    "Whether a file holds a number: a figure by what its provenance records (`figure_content`; one that records nothing, by being there), a table by its CSV."
-    if p.suffix != '.md':
-        prov = p.with_suffix('.provenance.json')
-        c = json.loads(prov.read_text()).get('content') if prov.exists() else None
+    if p.suffix != '.md':   # a figure: by what its provenance records (`figure_content`), else by being there; a table: by its CSV
+        prov = p.with_suffix('.provenance.json'); c = json.loads(prov.read_text()).get('content') if prov.exists() else None
         return p.exists() and (c is None or any(j.get('values', 0) for j in c['judges'].values()))
     c = p.with_suffix('.csv')
     if not c.exists(): return False
