@@ -240,8 +240,8 @@ LEGEND = ('Statuses: *reproduced from recorded data* (released judgments or huma
           '*…; differs from the paper* (how it differs).')
 
 def _category(status:str) -> str:
-    "The summary row a status counts in."
-    if status.endswith('differs from the paper'): return 'differs from the paper'
+    "The summary row a status counts in: its first part (whether it differs from the paper is counted beside it)."
+    status = status.removesuffix('; differs from the paper')
     for k in ('produced by judge', 'produced by smollm2', 'built, no value'):
         if status.startswith(k): return k
     return status
@@ -270,13 +270,14 @@ def index_lines(cfg:dict, estimate:bool=True, root=None) -> list[str]:
             return _ids[k][0]
         for it in (i for i in cfg['items'] if i['paper'] == key):
             st, why = item_status(it, presets, estimate, notes, root)
-            counts[_category(st)] = counts.get(_category(st), 0) + 1
+            k = counts.setdefault(_category(st), [0, 0]); k[0] += 1; k[1] += st.endswith('differs from the paper')
             files = ' '.join((f"[{Path(f).name}]({Path(f).relative_to('figures') if f.startswith('figures/') else '../' + f})"
                               if (root/f).exists() else f"`{Path(f).name}` (not built)") for f in it.get('files') or []) or '—'
             lines.append(f"| {it['id']} | {cell(it['what'])} | {files} | {st} | {cell(why)} |")
         lines.append('')
         for letter, needs in note_ids.values(): lines += [f'**Note {letter}.** {needs_note(needs, presets, estimate)}', '']
-    return lines + ['## Summary', '', '| status | items |', '|---|---|'] + [f'| {k} | {v} |' for k, v in sorted(counts.items())] + ['']
+    return lines + ['## Summary', '', '| status | items | of which differ from the paper |', '|---|---|---|'] + [
+        f'| {k} | {n} | {d} |' for k, (n, d) in sorted(counts.items())] + ['']
 
 # %% ../nbs/31f_paperindex.ipynb #5bc93247
 def write_index(path=None, estimate:bool=True, root=None) -> Path:
