@@ -134,7 +134,6 @@ def figure_content(fig, data:pd.DataFrame|None=None) -> dict|None:
         return {'value_columns': [], 'judges': {'*': {'values': 0, 'n': [], 'notes': [str(why)]}}}
     return None
 
-
 # %% ../nbs/30_reporting.ipynb #49487c10
 def save_figure(fig, name:str, out_dir=None, provenance:dict|None=None, data:pd.DataFrame|None=None) -> Path:
     """Save a matplotlib figure as `<name>.png` and `<name>.pdf`, with provenance beside it, which records what the figure holds
