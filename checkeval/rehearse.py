@@ -21,6 +21,7 @@ from .data import benchmark_info
 from .gridrun import run_point
 from .judges.registry import load_judges_config
 from .papers import run_papers
+from .paperindex import _table_content
 from .reporting import LONG_DECIMALS, file_stamp, safe_correlation_rows, scores_with_human, to_markdown
 from .runs import evaluate, load_judgments
 from .testing.rehearsal import (ItemIndex, PlantedResponder, planted_judges, form_scores, planted_latent, unit_texts, verdict_question,
@@ -470,8 +471,7 @@ def needs_judges(status:str) -> bool:
 # %% ../nbs/33_rehearse.ipynb #eebe6a00
 def _has_values(p:Path) -> bool:
     if p.suffix != '.md':   # a figure: by what its provenance records (`figure_content`), else by being there; a table: by its CSV
-        prov = p.with_suffix('.provenance.json'); c = json.loads(prov.read_text()).get('content') if prov.exists() else None
-        return p.exists() and (c is None or any(j.get('values', 0) for j in c['judges'].values()))
+        return p.exists() and ((c := _table_content(p)) is None or any(j.get('values', 0) for j in c['judges'].values()))
     c = p.with_suffix('.csv')
     if not c.exists(): return False
     df = pd.read_csv(c)
