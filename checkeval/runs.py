@@ -27,8 +27,9 @@ __all__ = ['METHODS_PACKAGE', 'RUN_SETTINGS', 'MethodOptions', 'MethodSpec', 're
            'get_method', 'list_methods', 'MethodResult', 'make_answer', 'yes_ratio_judgments', 'canonical_hash',
            'git_state', 'package_versions', 'data_checksums', 'provenance', 'OptionError', 'check_limit',
            'check_options', 'type_words', 'validate_options', 'variant_name', 'run_dir', 'run_key', 'run_lock',
-           'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments', 'select_items', 'RunInfo',
-           'resolve_dimensions', 'run_summary', 'resolve_judge_options', 'check_request', 'run_path', 'evaluate']
+           'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments', 'sample_kind', 'select_items',
+           'RunInfo', 'resolve_dimensions', 'run_summary', 'resolve_judge_options', 'check_request', 'run_path',
+           'evaluate']
 
 # %% ../nbs/04_runs.ipynb #9899c1be
 class MethodOptions(BaseModel):
@@ -360,21 +361,30 @@ def load_judgments(root=None, benchmark:str|None=None, method:str|None=None):
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 # %% ../nbs/04_runs.ipynb #0ee6f967
+def sample_kind(sample:str) -> tuple[str, int|None]:
+    "`sample` read as (kind, items per group): `groups`, `groups:K` (at most K items of each group), `random` or `first`."
+    kind, colon, k = str(sample).partition(':')
+    if kind in ('groups', 'random', 'first') and not colon: return kind, None
+    if kind == 'groups' and k.isdigit() and int(k) > 0: return kind, int(k)
+    raise ValueError(f"sample must be 'groups', 'groups:K' (K a positive integer), 'random' or 'first', not {sample!r}")
+
 def select_items(items:Sequence[Item], limit:int|None=None, sample:str='groups', seed:int=0) -> list[Item]:
-    "A deterministic subset of `items` of size `limit` (a positive integer, or None for all)."
+    """A deterministic subset of `items` of size `limit` (a positive integer, or None for all). `groups` takes whole groups
+    (a summary's source document, a dialogue) in a seeded order; `groups:K` takes K seeded items of each group in that
+    order, so that n items span n/K groups: what a bootstrap over groups needs; `random` and `first` ignore the groups."""
+    kind, per = sample_kind(sample)
     items = list(items)
     check_limit(limit)
-    if limit is None or limit >= len(items): return items
-    if sample == 'first': return items[:limit]
+    if per is None and (limit is None or limit >= len(items)): return items
+    if kind == 'first': return items[:limit]
     rng = random.Random(seed)
-    if sample == 'random': return [items[i] for i in sorted(rng.sample(range(len(items)), limit))]
-    if sample == 'groups':
-        groups = list(dict.fromkeys(it.group_id for it in items))
-        rng.shuffle(groups)
-        order = {g:i for i,g in enumerate(groups)}
-        idx = sorted(range(len(items)), key=lambda i: (order[items[i].group_id], i))
-        return [items[i] for i in idx[:limit]]
-    raise ValueError(f"sample must be 'groups', 'random' or 'first', not {sample!r}")
+    if kind == 'random': return [items[i] for i in sorted(rng.sample(range(len(items)), limit))]
+    members: dict = {}
+    for i, it in enumerate(items): members.setdefault(it.group_id, []).append(i)
+    order = list(members)
+    rng.shuffle(order)
+    picked = [i for g in order for i in (sorted(rng.sample(members[g], per)) if per and per < len(members[g]) else members[g])]
+    return [items[i] for i in picked[:limit]]
 
 # %% ../nbs/04_runs.ipynb #f8d27ec8
 @dataclass
