@@ -15,14 +15,14 @@ from . import data, settings
 from .settings import UserError
 from .judges import DryRunJudge, check_no_secrets, get_judge, load_judges_config
 from .methods.checkeval_checklists import build_main
-from .runs import check_options, evaluate, list_methods, method_spec
+from .runs import check_options, evaluate, list_methods, method_spec, sample_kind
 
 # %% auto #0
 __all__ = ['HEAVY_COMMANDS', 'DEFAULT_MAX_FAILURE_RATE', 'command_module', 'UsageError', 'error_line', 'method_names',
            'benchmark_names', 'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data',
            'defects_line', 'cmd_settings', 'confirm_paid', 'run_outcome', 'weak_form_hint', 'cmd_evaluate',
-           'cmd_reproduce', 'cmd_build_checklists', 'cmd_rehearse', 'positive_int', 'failure_rate', 'Parser',
-           'add_rehearse_parser', 'build_parser', 'main']
+           'cmd_reproduce', 'cmd_build_checklists', 'cmd_rehearse', 'positive_int', 'sample_arg', 'failure_rate',
+           'Parser', 'add_rehearse_parser', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #264cfa62
 HEAVY_COMMANDS = {'reproduce': 'checkeval.reproduce', 'rehearse': 'checkeval.rehearse'}   # command: the module it runs
@@ -247,6 +247,13 @@ def positive_int(s:str) -> int:
     if v is None or v < 1: raise argparse.ArgumentTypeError(f'expected a positive integer, got {s!r}')
     return v
 
+# %% ../nbs/90_cli.ipynb #3e9a7c15
+def sample_arg(s:str) -> str:
+    "argparse type: how `--limit` items are sampled (`checkeval.runs.sample_kind`)."
+    try: sample_kind(s)
+    except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
+    return s
+
 # %% ../nbs/90_cli.ipynb #de31dfd3
 def failure_rate(s:str) -> float:
     "argparse type: a share between 0 and 1."
@@ -296,7 +303,8 @@ def _add_evaluate_parser(sub):
     e.add_argument('--judge', default='tiny', help=_LazyHelp("default 'tiny'; one of", judge_names))
     e.add_argument('--limit', type=positive_int, default=None, help='number of items (a positive integer; default: all)')
     e.add_argument('--dimensions', nargs='+', default=None)
-    e.add_argument('--sample', choices=['groups', 'random', 'first'], default='groups')
+    e.add_argument('--sample', type=sample_arg, default='groups',
+                   help="'groups' (whole source documents), 'groups:K' (K items of each document), 'random' or 'first'")
     e.add_argument('--seed', type=int, default=0, help="seed of the item sample (a method's own seed: -o seed=N)")
     e.add_argument('--variant', default=None)
     e.add_argument('--option', '-o', action='append', metavar='KEY=VALUE', help='method option (repeatable)')

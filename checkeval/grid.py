@@ -9,14 +9,14 @@ from __future__ import annotations
 import itertools, os
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-from typing import Literal, Optional, Sequence, Union
-from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError
+from typing import Annotated, Optional, Sequence, Union
+from pydantic import AfterValidator, BaseModel, ConfigDict, PositiveInt, ValidationError
 import yaml
 from .settings import UserError, checkout_root, grid_path
 from .core import load_yaml
 from .data import benchmark_info
 from .judges import check_no_secrets, load_judges_config
-from .runs import method_spec, variant_name
+from .runs import method_spec, sample_kind, variant_name
 
 # %% auto #0
 __all__ = ['GridPoint', 'GridError', 'GridBlock', 'GridFile', 'expand_block', 'read_grid_file', 'load_grid', 'missing_method',
@@ -67,6 +67,10 @@ class GridError(UserError, ValueError): "A grid file that cannot be read, does n
 # %% ../nbs/31b_grid.ipynb #b2b25be8
 _Names = Union[str, list[str]]
 
+def _sample(v:str) -> str:
+    sample_kind(v)   # a ValueError that names the accepted forms
+    return v
+
 class GridBlock(BaseModel):
     "One block of `configs/grid.yaml` (also the schema of its `defaults`): every key a block may hold, with its type."
     model_config = ConfigDict(extra='forbid')
@@ -83,7 +87,7 @@ class GridBlock(BaseModel):
     parameters: Optional[dict] = None
     limit: Optional[PositiveInt] = None
     seed: Optional[int] = None
-    sample: Optional[Literal['groups', 'random', 'first']] = None
+    sample: Optional[Annotated[str, AfterValidator(_sample)]] = None
     dimensions: Optional[list[str]] = None
     notebook: Optional[str] = None
     label: Optional[str] = None
@@ -116,6 +120,7 @@ def _grid_problem(where:str, e:ValidationError, block:bool=False) -> str:
     elif d['type'] in _EXPECTED:
         what = f"expected {'a positive integer' if field_ == 'limit' else _EXPECTED[d['type']]}, got {d['input']!r}"
         if field_ == 'blocks' and d['type'] == 'list_type': what = f"expected a list of blocks (each starting with `- `), got a {type(d['input']).__name__}"
+    elif d['type'] == 'value_error': what = f"{d['ctx']['error']}"
     else: what = d['msg']
     n = len({tuple(x for x in er['loc'] if str(x) not in _UNION_PARTS) for er in errs}) - 1
     more = f' (and {n} more problem{"s" if n > 1 else ""})' if n > 0 else ''

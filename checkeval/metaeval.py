@@ -13,11 +13,11 @@ import numpy as np, pandas as pd
 from scipy import stats as _ss
 
 # %% auto #0
-__all__ = ['STATISTICS', 'LEVELS', 'ROW_FUNCS', 'WEIGHTED_FUNCS', 'MIN_ITEMS', 'CORRELATION_COLUMNS', 'AVERAGE_KEYS',
-           'AGREEMENT_COLUMNS', 'pearson_rows', 'spearman_rows', 'kendall_rows', 'correlation', 'level_correlations',
-           'williams_test', 'fisher_z_test', 'paired_bootstrap', 'rescale', 'rescaled_mae', 'human_frame',
-           'attach_human', 'dimension_average', 'correlation_rows', 'records_frame', 'krippendorff_alpha',
-           'fleiss_kappa', 'exact_match', 'agreement_average', 'agreement_rows']
+__all__ = ['STATISTICS', 'LEVELS', 'ROW_FUNCS', 'WEIGHTED_FUNCS', 'MIN_ITEMS', 'MIN_GROUPS', 'CORRELATION_COLUMNS',
+           'AVERAGE_KEYS', 'AGREEMENT_COLUMNS', 'pearson_rows', 'spearman_rows', 'kendall_rows', 'correlation',
+           'level_correlations', 'williams_test', 'fisher_z_test', 'paired_bootstrap', 'rescale', 'rescaled_mae',
+           'human_frame', 'attach_human', 'dimension_average', 'correlation_rows', 'records_frame',
+           'krippendorff_alpha', 'fleiss_kappa', 'exact_match', 'agreement_average', 'agreement_rows']
 
 # %% ../nbs/20_metaeval.ipynb #082cc2e2
 STATISTICS = ('pearson', 'spearman', 'kendall')
@@ -192,6 +192,7 @@ WEIGHTED_FUNCS = {'pearson': _wpearson, 'spearman': _wspearman, 'kendall': _wken
 
 # %% ../nbs/20_metaeval.ipynb #0165b9b6
 MIN_ITEMS = 10   # fewest points behind a correlation that is printed as a number
+MIN_GROUPS = 10  # fewest groups (source documents, dialogues) a bootstrap interval resamples
 
 def _group_matrix(codes, values, n_groups):
     "Pad values into a (groups, max members) matrix with NaN."
@@ -281,13 +282,16 @@ def _enforce_minimum(rows:list[dict], x, y, level:str, min_items:int) -> list[di
 
 # %% ../nbs/20_metaeval.ipynb #9d0f79c9
 def level_correlations(metric, human, groups=None, systems=None, level:str='sample', statistics:Sequence[str]=STATISTICS,
-                       n_boot:int=0, ci:float=0.95, seed:int=0, min_items:int=MIN_ITEMS) -> pd.DataFrame:
+                       n_boot:int=0, ci:float=0.95, seed:int=0, min_items:int=MIN_ITEMS,
+                       min_groups:int=MIN_GROUPS) -> pd.DataFrame:
     """Correlations of `metric` with `human` at one `level`; bootstrap CIs resample `groups`.
 
     One row per statistic: `level, statistic, value, ci_low, ci_high, n, n_skipped, n_items, note`. `n`: items
     (sample/turn), valid groups (summary) or systems (system); `n_skipped`: items with a missing value, groups left
     out (a side constant or fewer than two pairs), or systems without a pair; `n_items`: the points behind the value
-    (see the table above). A value over fewer than `min_items` points, or none at all, is NaN and `note` says why."""
+    (see the table above). A value over fewer than `min_items` points, or none at all, is NaN and `note` says why.
+    The bootstrap resamples whole groups (a document's summaries are not independent); over fewer than `min_groups`
+    groups it has too few distinct resamples to mean anything, so `ci_low`/`ci_high` stay NaN."""
     if level not in LEVELS: raise ValueError(f'unknown level {level!r}; expected one of {LEVELS}')
     x, y = np.asarray(metric, float), np.asarray(human, float)
     if x.shape != y.shape: raise ValueError(f'metric and human differ in length: {len(x)} vs {len(y)}')
@@ -300,6 +304,7 @@ def level_correlations(metric, human, groups=None, systems=None, level:str='samp
     n_sys_all = len(pd.unique(np.asarray(systems))) if systems is not None else 0
     g_codes = pd.factorize(np.asarray(groups)[keep])[0] if groups is not None else None
     rng, alpha = np.random.default_rng(seed), 1 - ci
+    if n_boot and keep.any() and g_codes.max() + 1 < min_groups: n_boot = 0   # no interval over too few groups
     if not keep.any():   # nothing to correlate: report it, do not fail
         skipped = {'summary': n_groups_all, 'system': n_sys_all}.get(level, n_missing)
         rows = [dict(statistic=s, value=np.nan, ci_low=np.nan, ci_high=np.nan, n=0, n_skipped=skipped, n_items=0) for s in statistics]

@@ -15,7 +15,7 @@ from .gridrun import plan_grid, print_plan, run_grid
 from .papers import run_papers
 from .paperindex import write_index
 from .data import load_benchmark, manifest
-from .metaeval import human_frame
+from .metaeval import MIN_GROUPS, human_frame
 from .recorded import write_tables
 from .reporting import figures_root, judges_note, merge_long_csv, parse_rates, safe_correlation_rows, write_dataset_outputs, write_table
 from .runs import canonical_hash, load_run
@@ -107,15 +107,18 @@ def small_judge_scores(answers:Sequence[Answer], judgments:Sequence[Judgment], v
 def small_judge_table(scores:pd.DataFrame, humans:pd.DataFrame, benchmark:str,
                       statistics:Sequence[str]=('pearson', 'spearman', 'kendall')) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(table, long rows): the sample-level correlations of every (method, variant, kind) of `scores` with `humans`
-    (`human_frame`), with seeded bootstrap 95 % intervals, n (items with both scores) and the parse rate."""
+    (`human_frame`), with seeded bootstrap 95 % intervals (over `MIN_GROUPS` or more groups), n (items with both scores),
+    groups (their source documents, which the bootstrap resamples) and the parse rate."""
     f = scores.merge(humans, on=['item_id', 'dimension']).assign(benchmark=benchmark)
     f = f.assign(variant=[v if k in ('yes-ratio', 'score') else f'{v}:{k}' for v, k in zip(f.variant, f.kind)])
     long = safe_correlation_rows(f, levels=('sample',), statistics=statistics)
     rate = f.groupby('variant').parse_rate.first()
+    docs = f.dropna(subset=['score', 'human']).groupby('variant').group_id.nunique()
     rows = []
     for (m, v, j, d), g in long.groupby(['method', 'variant', 'judge', 'dimension'], sort=False):
         kind = v.split(':', 1)[1] if ':' in v else ('yes-ratio' if m == 'checkeval' else 'score')
-        r = dict(judge=j, method=m, variant=v.split(':', 1)[0], score=kind, dimension=d, n=int(g.n.max()), parse_rate=round(float(rate[v]), 3))
+        r = dict(judge=j, method=m, variant=v.split(':', 1)[0], score=kind, dimension=d, n=int(g.n.max()),
+                 groups=int(docs.get(v, 0)), parse_rate=round(float(rate[v]), 3))
         for s in g.itertuples():
             r[s.statistic] = round(s.value, 3)
             r[f'{s.statistic} 95% CI'] = f'[{s.ci_low:.3f}, {s.ci_high:.3f}]' if pd.notna(s.ci_low) else None
@@ -139,8 +142,10 @@ def step_small_judge(**kw):
         judges = sorted(set(table.judge))
         out.append(write_table(table, f"small_judge_{b}_{'_'.join(dims) or 'all'}",
                                title=f"A small local judge on {b} ({', '.join(dims) or 'every dimension'}): sample-level correlations with the human scores",
-                               note='Pooled over the sampled items; 95 % intervals from 1000 seeded bootstrap resamples of the items; n = items '
-                                    'with both scores; parse rate = answers with a value (for P(yes): answers carrying it) / answers asked. '
+                               note='Pooled over the sampled items; n = items with both scores; groups = the source documents (dialogues, '
+                                    'prompts) they come from; 95 % intervals from 1000 seeded bootstrap resamples of the groups (the items of '
+                                    f'one group are not independent), given over {MIN_GROUPS} or more groups; parse rate = answers with a value '
+                                    '(for P(yes): answers carrying it) / answers asked. '
                                     + judges_note(judges)))
         longs.append(long)
     merge_long_csv(pd.concat(longs, ignore_index=True) if longs else pd.DataFrame(), 'correlations', source='small_judge', replace=True)
