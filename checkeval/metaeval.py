@@ -224,8 +224,9 @@ def _sample_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_missing) -> li
     return rows
 
 # %% ../nbs/20_metaeval.ipynb #118f8f64
-def _summary_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_groups_all) -> list[dict]:
-    "Per-group correlations averaged over the groups where both sides vary; `n_items` = the items in those groups."
+def _summary_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_groups_all, min_groups:int=0) -> list[dict]:
+    """Per-group correlations averaged over the groups where both sides vary; `n_items` = the items in those groups. The
+    bootstrap resamples the groups; no interval where fewer than `min_groups` of them vary."""
     G = g_codes.max() + 1
     X, Y = _group_matrix(g_codes, x, G), _group_matrix(g_codes, y, G)
     Wg = _boot_group_weights(G, n_boot, rng) if n_boot else None
@@ -235,7 +236,7 @@ def _summary_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_groups_all) -
         per = ROW_FUNCS[s](X, Y); valid = ~np.isnan(per)
         v = float(per[valid].mean()) if valid.any() else np.nan
         lo = hi = np.nan
-        if n_boot:
+        if n_boot and valid.sum() >= min_groups:
             with np.errstate(invalid='ignore', divide='ignore'):
                 boot = (Wg @ np.where(valid, per, 0.)) / (Wg @ valid.astype(float))
             lo, hi = _ci(boot, alpha)
@@ -291,7 +292,8 @@ def level_correlations(metric, human, groups=None, systems=None, level:str='samp
     out (a side constant or fewer than two pairs), or systems without a pair; `n_items`: the points behind the value
     (see the table above). A value over fewer than `min_items` points, or none at all, is NaN and `note` says why.
     The bootstrap resamples whole groups (a document's summaries are not independent); over fewer than `min_groups`
-    groups it has too few distinct resamples to mean anything, so `ci_low`/`ci_high` stay NaN."""
+    groups (at the summary level: groups where both sides vary) it has too few distinct resamples to mean anything,
+    so `ci_low`/`ci_high` stay NaN."""
     if level not in LEVELS: raise ValueError(f'unknown level {level!r}; expected one of {LEVELS}')
     x, y = np.asarray(metric, float), np.asarray(human, float)
     if x.shape != y.shape: raise ValueError(f'metric and human differ in length: {len(x)} vs {len(y)}')
@@ -309,7 +311,7 @@ def level_correlations(metric, human, groups=None, systems=None, level:str='samp
         skipped = {'summary': n_groups_all, 'system': n_sys_all}.get(level, n_missing)
         rows = [dict(statistic=s, value=np.nan, ci_low=np.nan, ci_high=np.nan, n=0, n_skipped=skipped, n_items=0) for s in statistics]
     elif level in ('sample', 'turn'): rows = _sample_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_missing)
-    elif level == 'summary': rows = _summary_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_groups_all)
+    elif level == 'summary': rows = _summary_rows(x, y, g_codes, statistics, n_boot, rng, alpha, n_groups_all, min_groups)
     else: rows = _system_rows(x, y, g_codes, np.asarray(systems)[keep], statistics, n_boot, rng, alpha, n_sys_all)
     cols = ['level', 'statistic', 'value', 'ci_low', 'ci_high', 'n', 'n_skipped', 'n_items', 'note']
     return pd.DataFrame(_enforce_minimum(rows, x, y, level, min_items), columns=cols[1:]).assign(level=level)[cols]
