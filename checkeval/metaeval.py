@@ -428,12 +428,13 @@ def dimension_average(rows:pd.DataFrame, dimensions:Sequence[str]|None=None, key
 # %% ../nbs/20_metaeval.ipynb #534a2543
 def correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('summary',), statistics:Sequence[str]=STATISTICS,
                      n_boot:int=0, ci:float=0.95, seed:int=0, average:bool|Sequence[str]=True, min_items:int=MIN_ITEMS,
+                     min_groups:int=MIN_GROUPS,
                      keys:Sequence[str]=('benchmark', 'method', 'variant', 'judge', 'dimension')) -> pd.DataFrame:
     """Long-format correlation rows for every (benchmark, method, variant, judge, dimension) in `frame`, plus `n_items, note`.
 
     `frame` needs `score, human, group_id, system_id` plus the key columns (missing keys default to
-    `default`/`none`). A value over fewer than `min_items` points is NaN (see `level_correlations`); a key whose
-    scores are all missing gets value NaN and n = 0. `average`: True (every dimension of the benchmark), a list of
+    `default`/`none`). A value over fewer than `min_items` points is NaN, and so is an interval over fewer than
+    `min_groups` groups (see `level_correlations`); a key whose scores are all missing gets value NaN and n = 0. `average`: True (every dimension of the benchmark), a list of
     dimensions, or False; see `dimension_average`."""
     f = frame.copy()
     for k, d in dict(benchmark='none', method='none', variant='default', judge='none', dimension='none').items():
@@ -443,7 +444,7 @@ def correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('summary',), stat
         for lv in levels:
             r = level_correlations(sub['score'].to_numpy(float), sub['human'].to_numpy(float), sub['group_id'].to_numpy(),
                                    sub['system_id'].to_numpy(), level=lv, statistics=statistics, n_boot=n_boot, ci=ci, seed=seed,
-                                   min_items=min_items)
+                                   min_items=min_items, min_groups=min_groups)
             for k, v in zip(keys, key): r[k] = v
             out.append(r)
     cols = CORRELATION_COLUMNS + ['n_items', 'note']
