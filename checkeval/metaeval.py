@@ -434,8 +434,8 @@ def correlation_rows(frame:pd.DataFrame, levels:Sequence[str]=('summary',), stat
 
     `frame` needs `score, human, group_id, system_id` plus the key columns (missing keys default to
     `default`/`none`). A value over fewer than `min_items` points is NaN, and so is an interval over fewer than
-    `min_groups` groups (see `level_correlations`); a key whose scores are all missing gets value NaN and n = 0. `average`: True (every dimension of the benchmark), a list of
-    dimensions, or False; see `dimension_average`."""
+    `min_groups` groups (see `level_correlations`); a key whose scores are all missing gets value NaN and n = 0.
+    `average`: True (every dimension of the benchmark), a list of dimensions, or False; see `dimension_average`."""
     f = frame.copy()
     for k, d in dict(benchmark='none', method='none', variant='default', judge='none', dimension='none').items():
         if k not in f.columns: f[k] = d
