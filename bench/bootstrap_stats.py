@@ -2,8 +2,10 @@
 
 Synthetic data at SummEval's size (1,600 items; 12 judges for the agreement), 1,000 resamples of the items (300 for
 Krippendorff's alpha, as `checkeval.rehearse.planted_agreement_checks` draws), timed in one run:
-  - Kendall's tau-b of every resample: `checkeval.rehearse._kendall_resamples` (one float32 product per 256 resamples)
+  - Kendall's tau-b of every resample: `checkeval.rehearse._resamples` (one float32 product per 256 resamples)
     against `scipy.stats.kendalltau` called per resample (what the planted checks did above 400 items);
+  - Spearman's rho of every resample: `checkeval.rehearse._resamples` (mid-ranks from each resample's item counts)
+    against `scipy.stats.rankdata` of every resample and a Pearson of the ranks (what the planted checks did before);
   - Krippendorff's interval alpha of every resample: `checkeval.rehearse.alpha_resamples` (item sums) against
     `krippendorff.alpha` per resample (what the agreement checks did);
   - the weighted Kendall of the tables' bootstrap CIs: `checkeval.metaeval._wkendall` (one product, ties from class sums)
@@ -16,7 +18,7 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
-from checkeval.rehearse import _kendall_resamples, alpha_resamples
+from checkeval.rehearse import _resamples, alpha_resamples
 from checkeval.metaeval import _wkendall
 
 N, JUDGES, BOOT, BOOT_ALPHA = 1600, 12, 1000, 300
@@ -32,6 +34,13 @@ def three_products(W, x, y):
     return np.where((dx > 0) & (dy > 0), np.clip(t, -1, 1), np.nan)
 
 
+def ranked_rows(h, z, idx):
+    "Spearman's rho of every resample as before: each resample ranked (scipy), then a Pearson of the ranks, all rows at once."
+    a, b = stats.rankdata(h[idx], axis=1), stats.rankdata(z[idx], axis=1)
+    a, b = a - a.mean(1, keepdims=True), b - b.mean(1, keepdims=True)
+    with np.errstate(invalid='ignore', divide='ignore'): return (a*b).sum(1)/np.sqrt((a*a).sum(1)*(b*b).sum(1))
+
+
 def timed(f, *a):
     t = time.perf_counter(); r = f(*a); return r, time.perf_counter() - t
 
@@ -42,8 +51,10 @@ def main():
     h = np.round(rng.normal(size=N) * 2)                    # human ratings with ties
     z = np.round(h + rng.normal(size=N), 1)                 # a judge's scores
     idx = rng.integers(0, N, (BOOT, N))
-    k_new, t_k_new = timed(_kendall_resamples, h, z, idx)
+    k_new, t_k_new = timed(_resamples, 'kendall', h, z, idx)
     k_old, t_k_old = timed(lambda: np.array([stats.kendalltau(h[i], z[i])[0] for i in idx]))
+    s_new, t_s_new = timed(_resamples, 'spearman', h, z, idx)
+    s_old, t_s_old = timed(ranked_rows, h, z, idx)
     M = np.round(h[None] + rng.normal(size=(JUDGES, N)) * 1.5)
     ia = rng.integers(0, N, (BOOT_ALPHA, N))
     a_new, t_a_new = timed(alpha_resamples, M, ia)
@@ -55,6 +66,8 @@ def main():
     out = dict(bench='bootstrap_stats', items=N, resamples=BOOT,
                kendall_resamples_s=round(t_k_new, 3), kendall_scipy_loop_s=round(t_k_old, 3), kendall_speedup=round(t_k_old / t_k_new, 2),
                kendall_max_abs_diff=float(np.nanmax(np.abs(k_new - k_old))),
+               spearman_resamples_s=round(t_s_new, 3), spearman_rankdata_s=round(t_s_old, 3), spearman_speedup=round(t_s_old / t_s_new, 2),
+               spearman_max_abs_diff=float(np.nanmax(np.abs(s_new - s_old))),
                alpha_resamples=BOOT_ALPHA, alpha_judges=JUDGES, alpha_sums_s=round(t_a_new, 4), alpha_library_loop_s=round(t_a_old, 3),
                alpha_speedup=round(t_a_old / t_a_new, 1), alpha_max_abs_diff=float(np.nanmax(np.abs(a_new - a_old))),
                weighted_kendall_one_product_s=round(t_w_new, 3), weighted_kendall_three_products_s=round(t_w_old, 3),

@@ -177,30 +177,32 @@ from scipy import stats as _st
 from .metaeval import WEIGHTED_FUNCS
 
 def _stat(name, a, b) -> float:
+    "scipy's `pearson`, `spearman` or `kendall` (tau-b) of `a` and `b`; NaN below 3 points or where a side is constant."
     if len(a) < 3 or np.std(a) == 0 or np.std(b) == 0: return float('nan')
     f = {'pearson': _st.pearsonr, 'spearman': _st.spearmanr, 'kendall': _st.kendalltau}[name]
     return float(f(a, b)[0])
 
-def _kendall_resamples(h, z, idx, chunk:int=256) -> np.ndarray:
-    "Kendall's tau-b (scipy's default) of every resample (rows of `idx`) at once: a resample's item counts are the weights of the tables' weighted Kendall."
+# %% ../nbs/33_rehearse.ipynb #5a1a433d
+def _resamples(statistic:str, h, z, idx, chunk:int=256) -> np.ndarray:
+    "Spearman's rho or Kendall's tau-b (scipy's: mid-ranks, tau-b) of every resample (rows of `idx`) at once, its item counts as the weights of the tables' weighted statistics."
     h, z = np.asarray(h, float), np.asarray(z, float)
     n, out = len(h), []
     for s in range(0, len(idx), chunk):
         part = idx[s:s+chunk]; rows = np.arange(len(part))[:, None]
-        out.append(WEIGHTED_FUNCS['kendall'](np.bincount((rows*n + part).ravel(), minlength=len(part)*n).reshape(len(part), n).astype(float), h, z))
+        out.append(WEIGHTED_FUNCS[statistic](np.bincount((rows*n + part).ravel(), minlength=len(part)*n).reshape(len(part), n).astype(float), h, z))
     return np.concatenate(out) if out else np.array([])
 
 # %% ../nbs/33_rehearse.ipynb #685074e4
 def _boots(statistic:str, h, z, idx) -> np.ndarray:
-    "The statistic of every resample (rows of `idx`)."
-    if statistic in ('pearson', 'spearman'):                     # every resample at once
+    "The statistic of every resample (rows of `idx`) at once (Kendall up to 4,000 items); 1,000 of 1,600 items: Spearman 0.07 s (rankdata 0.3 s), Kendall 0.13 s."
+    if statistic == 'pearson':
         a, b = h[idx], z[idx]
-        if statistic == 'spearman': a, b = _st.rankdata(a, axis=1), _st.rankdata(b, axis=1)
         a, b = a - a.mean(1, keepdims=True), b - b.mean(1, keepdims=True)
         with np.errstate(invalid='ignore', divide='ignore'): return (a*b).sum(1)/np.sqrt((a*a).sum(1)*(b*b).sum(1))
-    if len(h) <= 4000: return _kendall_resamples(h, z, idx)      # every resample at once: 1,000 of 1,600 items 0.5 s, scipy's loop 1.3 s
+    if statistic == 'spearman' or len(h) <= 4000: return _resamples(statistic, h, z, idx)
     return np.array([_stat(statistic, h[i], z[i]) for i in idx])
 
+# %% ../nbs/33_rehearse.ipynb #e9409ee1
 def planted_interval(statistic:str, human, planted, groups=None, level:str='sample', n_boot:int=1000, seed:int=0) -> tuple[float, float, float]:
     "(value, low, high): the planted correlation at `level` and its 95% bootstrap interval over items (sample/turn) or groups (system: models); `planted` draws × items: over the draws too."
     Z, vs, boots = np.atleast_2d(np.asarray(planted, float)), [], []
@@ -216,8 +218,6 @@ def planted_interval(statistic:str, human, planted, groups=None, level:str='samp
     if not len(boots): return v, float('nan'), float('nan')
     lo, hi = float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
     return v, min(lo, v), max(hi, v)          # small samples with ties: a percentile interval can miss its own estimate
-
-
 
 # %% ../nbs/33_rehearse.ipynb #ee3bb8e6
 def _scaled_checklist(sel:pd.DataFrame, s:pd.Series, own) -> int|dict|None:
