@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np, pandas as pd, yaml
 from .settings import (checkout_root, configs_dir, grid_path, rehearsal_dir, jobs as settings_jobs, ENV_RUNS, ENV_JUDGES,
                                 ENV_CACHE, ENV_FIGURES, ENV_LABEL, ENV_PROGRESS)
-from .core import load_yaml
+from .core import iter_jsonl, load_yaml
 from .grid import GridPoint, GridError, expand_block, read_grid_file
 from .analyses import judge_groups
 from .data import benchmark_info
@@ -289,14 +289,13 @@ def _asked(path:str, stamp) -> dict:
     """{(item, dimension): {question id: the question decided}} of a run's answers file (None as the text where an answer names
     no question; a decomposition stage's answers, or answers naming neither a question nor its id, are no decisions); a verdict about one unit of several (SEAL: `unit_text` in its meta) named as the rehearsal judges name it."""
     out, per_unit = {}, {}
-    with open(path) as f:
-        for line in f:
-            a = json.loads(line); m = a.get('meta') or {}
-            q, key = m.get('question'), (str(a.get('item_id')), a.get('dimension'))
-            if m.get('stage') == 'decompose' or (q is None and a.get('question_id') is None): continue   # no decision (SEAL's split)
-            out.setdefault(key, {})[a.get('question_id') or q] = q
-            if q is not None and m.get('unit_text') is not None:
-                per_unit.setdefault(key, {})[a.get('question_id') or q] = (q.strip(), str(m['unit_text']).strip(), m.get('n_units', 1))
+    for a in iter_jsonl(path):                   # orjson's parser: a rehearsal's SummEval answers are a gigabyte
+        m = a.get('meta') or {}
+        q, key = m.get('question'), (str(a.get('item_id')), a.get('dimension'))
+        if m.get('stage') == 'decompose' or (q is None and a.get('question_id') is None): continue   # no decision (SEAL's split)
+        out.setdefault(key, {})[a.get('question_id') or q] = q
+        if q is not None and m.get('unit_text') is not None:
+            per_unit.setdefault(key, {})[a.get('question_id') or q] = (q.strip(), str(m['unit_text']).strip(), m.get('n_units', 1))
     for key, us in per_unit.items():
         k = len({q for q, _, _ in us.values()})
         out[key].update({i: verdict_question(q, u, n, k) for i, (q, u, n) in us.items()})
