@@ -112,13 +112,14 @@ def small_judge_table(scores:pd.DataFrame, humans:pd.DataFrame, benchmark:str,
     f = scores.merge(humans, on=['item_id', 'dimension']).assign(benchmark=benchmark)
     f = f.assign(variant=[v if k in ('yes-ratio', 'score') else f'{v}:{k}' for v, k in zip(f.variant, f.kind)])
     long = safe_correlation_rows(f, levels=('sample',), statistics=statistics)
-    rate = f.groupby('variant').parse_rate.first()
-    docs = f.dropna(subset=['score', 'human']).groupby(['method', 'variant', 'judge', 'dimension']).group_id.nunique()
+    key = ['method', 'variant', 'judge', 'dimension']                 # one row of the table: its parse rate and groups are its own
+    rate = f.groupby(key).parse_rate.first()
+    docs = f.dropna(subset=['score', 'human']).groupby(key).group_id.nunique()
     rows = []
-    for (m, v, j, d), g in long.groupby(['method', 'variant', 'judge', 'dimension'], sort=False):
+    for (m, v, j, d), g in long.groupby(key, sort=False):
         kind = v.split(':', 1)[1] if ':' in v else ('yes-ratio' if m == 'checkeval' else 'score')
         r = dict(judge=j, method=m, variant=v.split(':', 1)[0], score=kind, dimension=d, n=int(g.n.max()),
-                 groups=int(docs.get((m, v, j, d), 0)), parse_rate=round(float(rate[v]), 3))
+                 groups=int(docs.get((m, v, j, d), 0)), parse_rate=round(float(rate[(m, v, j, d)]), 3))
         for s in g.itertuples():
             r[s.statistic] = round(s.value, 3)
             r[f'{s.statistic} 95% CI'] = f'[{s.ci_low:.3f}, {s.ci_high:.3f}]' if pd.notna(s.ci_low) else None
