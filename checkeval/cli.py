@@ -16,13 +16,16 @@ from .settings import UserError
 from .judges import DryRunJudge, check_no_secrets, get_judge, load_judges_config
 from .methods.checkeval_checklists import build_main
 from .runs import check_options, evaluate, list_methods, method_spec, sample_kind
+from .data.inputs import input_dimensions, input_name, read_input
+from .results import format_report, newest_run, run_report, write_metaeval
 
 # %% auto #0
 __all__ = ['HEAVY_COMMANDS', 'DEFAULT_MAX_FAILURE_RATE', 'command_module', 'UsageError', 'error_line', 'method_names',
            'benchmark_names', 'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data',
-           'defects_line', 'cmd_settings', 'confirm_paid', 'run_outcome', 'weak_form_hint', 'cmd_evaluate',
-           'cmd_reproduce', 'cmd_build_checklists', 'cmd_rehearse', 'positive_int', 'sample_arg', 'failure_rate',
-           'Parser', 'add_rehearse_parser', 'build_parser', 'main']
+           'defects_line', 'cmd_settings', 'confirm_paid', 'run_outcome', 'weak_form_hint', 'evaluate_data',
+           'evaluate_dimensions', 'print_report', 'cmd_evaluate', 'cmd_reproduce', 'cmd_build_checklists',
+           'cmd_rehearse', 'positive_int', 'sample_arg', 'failure_rate', 'Parser', 'add_rehearse_parser',
+           'add_input_arguments', 'cmd_show', 'add_show_parser', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #264cfa62
 HEAVY_COMMANDS = {'reproduce': 'checkeval.reproduce', 'rehearse': 'checkeval.rehearse'}   # command: the module it runs
@@ -157,13 +160,13 @@ def _ask(question:str) -> bool:
     try: return input(question).strip().lower() in ('y', 'yes')
     except EOFError: return False
 
-def confirm_paid(args, options:dict) -> None:
+def confirm_paid(args, options:dict, benchmark:str|None=None, items=None, dimensions=None) -> None:
     "For a judge with a price: print the dry-run estimate and ask (or `--yes`); `UsageError` when not confirmed."
     e = load_judges_config()[args.judge]
     if not (float(e.get('price_in') or 0) or float(e.get('price_out') or 0)): return
     dj = DryRunJudge(get_judge(args.judge))
-    evaluate(args.method, args.benchmark, dj, limit=args.limit, dimensions=args.dimensions, seed=args.seed, sample=args.sample,
-             variant=args.variant, save=False, options=options)
+    evaluate(args.method, benchmark or args.benchmark, dj, limit=args.limit, dimensions=dimensions if dimensions is not None else args.dimensions,
+             seed=args.seed, sample=args.sample, variant=args.variant, items=items, save=False, options=options)
     t = dj.totals
     print(f"checkeval: judge {args.judge!r} has a price (${e.get('price_in') or 0}/${e.get('price_out') or 0} per 1M tokens in/out): "
           f"{t['to_send']} of {t['requests']} requests to send ({t['cached']} cached), estimated up to ${t['est_cost_max']:.4f}",
@@ -201,17 +204,48 @@ def weak_form_hint(method:str, options:dict, summary:dict) -> str|None:
             + ' '.join(f'--option {k}={v}' for k, v in form.items()))
 
 # %% ../nbs/90_cli.ipynb #926a3c96
+def evaluate_data(args):
+    """The data a command line names: (name runs are filed under, items or None, the `InputData` or None). `--benchmark B`:
+    a paper benchmark (its items are loaded by `evaluate`); `--input FILE`: a user's file read with the `--field` mapping."""
+    if bool(getattr(args, 'input', None)) == bool(args.benchmark): raise UsageError('give one of --benchmark NAME (a paper benchmark) or --input FILE (your own outputs)')
+    if args.benchmark: return check_name('benchmark', args.benchmark, benchmark_names()), None, None
+    d = read_input(args.input, args.field, getattr(args, 'name', None))
+    return d.name, d.items, d
+
+# %% ../nbs/90_cli.ipynb #a2189e3c
+def evaluate_dimensions(args, found=None) -> list|None:
+    "The dimensions to run: names for a paper benchmark (None: all of its own), `Dimension`s for a user's file (`found`: its `InputData`)."
+    if found is None: return getattr(args, 'dimensions', None)
+    names = getattr(args, 'dimensions', None) or [d.name for d in found.dimensions]
+    if not names: raise UsageError(f'name the dimensions to judge {args.input} on with --dimensions (e.g. --dimensions coherence), '
+                                   'or map a human-score column with --field score:DIM=COLUMN')
+    return input_dimensions(names)
+
+# %% ../nbs/90_cli.ipynb #2dc8bf72
+def print_report(path, items=None, rows:int=100, file=None) -> None:
+    "Print the report of run folder `path` (with the meta-evaluation from `items`' human scores, when given), at most `rows` score rows."
+    rep = run_report(path, items)
+    n = len(rep['scores'])
+    if n > rows: rep['scores'] = rep['scores'].head(rows)
+    text = format_report(rep)
+    if n > rows: text = text.replace('\n\nmeans', f"\n… {n - rows} more rows in {path}/scores.csv\n\nmeans", 1)
+    print(text, file=file or sys.stdout)
+
+# %% ../nbs/90_cli.ipynb #218be7c8
 def cmd_evaluate(args) -> int:
-    "`checkeval evaluate`: check the names, confirm a paid judge, run, summarise."
+    "`checkeval evaluate`: check the names, read the data, confirm a paid judge, run, print the report and the summary."
     check_name('method', args.method, method_names())
-    check_name('benchmark', args.benchmark, benchmark_names())
     check_name('judge', args.judge, judge_names())
+    name, items, found = evaluate_data(args)
+    dims = evaluate_dimensions(args, found)
     opts = _parse_options(args.option)
     check_no_secrets(opts, 'method options')   # a secret typed as an option is said to be one, before any other check
     check_options(opts, args.method)
-    confirm_paid(args, opts)
-    info, _ = evaluate(args.method, args.benchmark, args.judge, limit=args.limit, dimensions=args.dimensions,
-                       seed=args.seed, sample=args.sample, variant=args.variant, options=opts)
+    confirm_paid(args, opts, name, items, dims)
+    info, result = evaluate(args.method, name, args.judge, limit=args.limit, dimensions=dims, items=items,
+                            seed=args.seed, sample=args.sample, variant=args.variant, options=opts)
+    if items is not None: write_metaeval(info.path, result.judgments, [it for it in items if it.item_id in {j.item_id for j in result.judgments}])
+    if result.judgments: print_report(info.path, rows=getattr(args, 'rows', 100))
     rc, lines = run_outcome(info.summary, args.max_failure_rate)
     hint = weak_form_hint(args.method, opts, info.summary)
     for l in lines + ([hint] if hint else []): print(l, file=sys.stderr)
@@ -293,14 +327,55 @@ def add_rehearse_parser(sub):
     return rh
 
 # %% ../nbs/90_cli.ipynb #7454e2be
+def add_input_arguments(e):
+    "The arguments of `evaluate` that read a user's file: `--input`, `--field`, `--name`, `--rows`."
+    e.add_argument('--input', default=None, metavar='FILE', help='a JSONL, CSV/TSV or Parquet file of your own outputs, one row each (instead of --benchmark)')
+    e.add_argument('--field', '-f', action='append', metavar='ROLE=COLUMN',
+                   help='which column plays a role (repeatable): id, source, context, reference, output, group, system, or score:DIM '
+                        '(a human score); default: columns named id, source/document/article/input/prompt, output/summary/response/generation, ...')
+    e.add_argument('--name', default=None, help="the name the file's runs are filed under (default: the file's stem)")
+    e.add_argument('--rows', type=positive_int, default=100, help='at most this many score rows printed (all are in the run folder\'s scores.csv)')
+
+# %% ../nbs/90_cli.ipynb #e03b89e2
+def cmd_show(args) -> int:
+    "`checkeval show [RUN] [--method M --benchmark B|--input FILE --judge J]`: a run's report."
+    if args.run: path = args.run
+    else:
+        if not args.method: raise UsageError('checkeval show: give a run folder, or --method M with --benchmark B or --input FILE (and --judge J)')
+        if bool(args.benchmark) == bool(args.input): raise UsageError('checkeval show: give one of --benchmark NAME or --input FILE')
+        path = newest_run(args.benchmark or input_name(args.input, args.name), args.method, args.judge)
+    rep, items = run_report(path), None
+    if rep['meta']['data'] in benchmark_names():   # a paper benchmark's run: its human scores from the catalog
+        ids = set(rep['scores'].item)
+        items = [it for it in data.load_benchmark(rep['meta']['data']) if it.item_id in ids and it.scores]
+    print_report(path, items, rows=args.rows)
+    return 0
+
+# %% ../nbs/90_cli.ipynb #e0831b0a
+def add_show_parser(sub):
+    "The `show` subcommand."
+    s = sub.add_parser('show', help="a run's scores, means, questions and meta-evaluation (a run folder, or the newest run of a method × data × judge)")
+    s.add_argument('run', nargs='?', default=None, help='a run folder (data/runs/...)')
+    s.add_argument('--method', default=None)
+    s.add_argument('--benchmark', default=None)
+    s.add_argument('--input', default=None, metavar='FILE')
+    s.add_argument('--name', default=None, help="the name the file's runs are filed under (default: the file's stem)")
+    s.add_argument('--judge', default='smollm2')
+    s.add_argument('--rows', type=positive_int, default=100)
+    s.set_defaults(fn=cmd_show)
+    return s
+
+# %% ../nbs/90_cli.ipynb #eb65eeda
 def _add_evaluate_parser(sub):
     "The `evaluate` subcommand."
-    e = sub.add_parser('evaluate', help='run a method with a judge on a benchmark; writes data/runs/...',
-                       description='Run a method with a judge on a benchmark. Exit status: 0 done; 1 no answer was obtained, '
+    e = sub.add_parser('evaluate', help='run a method with a judge on a benchmark or on your own file; prints the scores, writes data/runs/...',
+                       description='Run a method with a judge on a paper benchmark (--benchmark) or on a file of your own outputs (--input), '
+                                   'and print the scores. Exit status: 0 done; 1 no answer was obtained, '
                                    'or more requests failed than --max-failure-rate; 2 a mistake in the command or its inputs.')
     e.add_argument('--method', required=True, help=_LazyHelp('one of', method_names))
-    e.add_argument('--benchmark', required=True, help=_LazyHelp('one of', benchmark_names))
-    e.add_argument('--judge', default='tiny', help=_LazyHelp("default 'tiny'; one of", judge_names))
+    e.add_argument('--benchmark', default=None, help=_LazyHelp('a paper benchmark (or --input FILE); one of', benchmark_names))
+    add_input_arguments(e)
+    e.add_argument('--judge', default='smollm2', help=_LazyHelp("default 'smollm2' (the built-in small judge); one of", judge_names))
     e.add_argument('--limit', type=positive_int, default=None, help='number of items (a positive integer; default: all)')
     e.add_argument('--dimensions', nargs='+', default=None)
     e.add_argument('--sample', type=sample_arg, default='groups',
@@ -314,7 +389,7 @@ def _add_evaluate_parser(sub):
     e.set_defaults(fn=cmd_evaluate)
     return e
 
-# %% ../nbs/90_cli.ipynb #e03b89e2
+# %% ../nbs/90_cli.ipynb #f8c67d77
 def build_parser() -> argparse.ArgumentParser:
     "The `checkeval` command line."
     p = Parser(prog='checkeval', description='Checklist-based LLM-as-a-judge evaluation and meta-evaluation.')
@@ -333,6 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument('--wide', action='store_true', help='text: every column, nothing cut (default: fit the terminal)')
     st.set_defaults(fn=cmd_settings)
     _add_evaluate_parser(sub)
+    add_show_parser(sub)
     r = sub.add_parser('reproduce', help='the main job: rerun changed grid cells, rebuild tables and figures')
     r.add_argument('--yes', action='store_true', help='do not ask before runs that spend money')
     r.add_argument('--only', nargs='+', default=None, metavar='STEP', help=_LazyHelp('only these steps', reproduce_steps))

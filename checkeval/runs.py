@@ -21,6 +21,7 @@ from .core import Answer, DataError, Dimension, Item, Judgment, read_jsonl, sha2
 from .data import benchmark_files, benchmark_info, load_benchmark, own_copy
 from .judges import get_judge
 from .judges.types import check_no_secrets
+from .results import METAEVAL_FILE, write_scores
 
 # %% auto #0
 __all__ = ['METHODS_PACKAGE', 'RUN_SETTINGS', 'MethodOptions', 'MethodSpec', 'register_method', 'discover_methods', 'method_spec',
@@ -295,9 +296,9 @@ def run_lock(path):
 
 # %% ../nbs/04_runs.ipynb #e433f7b5
 def run_checksums(path) -> dict[str, str]:
-    "SHA-256 of each record file of a run folder (answers, judgments, artifacts), by relative path; `meta.json`, hidden and `.tmp` files aside."
+    "SHA-256 of each record file of a run folder (answers, judgments, scores, artifacts), by relative path; `meta.json`, the meta-evaluation written beside the run later, hidden and `.tmp` files aside."
     path = Path(path)
-    files = sorted(f for f in path.rglob('*') if f.is_file() and f.name != 'meta.json' and f.suffix != '.tmp'
+    files = sorted(f for f in path.rglob('*') if f.is_file() and f.name not in ('meta.json', METAEVAL_FILE) and f.suffix != '.tmp'
                    and not any(part.startswith('.') for part in f.relative_to(path).parts))
     return {f.relative_to(path).as_posix(): sha256_file(f) for f in files}
 
@@ -312,7 +313,7 @@ def sum_usage(usages:Sequence[dict]) -> dict:
 
 # %% ../nbs/04_runs.ipynb #3cc7bc23
 def save_run(result:MethodResult, path, meta:dict, started_ns:int|None=None) -> Path:
-    """Write answers, judgments, artifacts and `meta.json` into `path` (each file written atomically).
+    """Write answers, judgments, `scores.csv`, artifacts and `meta.json` into `path` (each file written atomically).
     `meta['usage']` is this writer's; when the folder's last writer finished after this one started (`started_ns`),
     the two ran at the same time and the usage recorded is their sum (the writers are listed in `meta['writers']`)."""
     path = Path(path); path.mkdir(parents=True, exist_ok=True)
@@ -327,6 +328,7 @@ def save_run(result:MethodResult, path, meta:dict, started_ns:int|None=None) -> 
         writers = [*prev['writers'], writer]
     write_jsonl(path/'answers.jsonl', result.answers)
     write_jsonl(path/'judgments.jsonl', result.judgments)
+    write_scores(path, result.judgments)                          # scores.csv: item, system, dimension, score (checkeval.results)
     if result.artifacts:
         (path/'artifacts').mkdir(exist_ok=True)
         for name,obj in result.artifacts.items():

@@ -16,3 +16,4 @@ from .responses import *
 from .published import *
 from .upstream import *
 from .sources import *
+from .inputs import *
