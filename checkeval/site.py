@@ -14,8 +14,8 @@ from .core import sha256_file
 from .settings import docs_dirs
 
 # %% auto #0
-__all__ = ['split_frontmatter', 'stage_notebook', 'markdown_exporter', 'notebook_page', 'slug', 'page_url', 'link_rewriter',
-           'source_page', 'figures_page', 'stage_docs', 'nav_pages', 'memo_toml', 'process_notebooks',
+__all__ = ['FIRST_PAGES', 'split_frontmatter', 'stage_notebook', 'markdown_exporter', 'notebook_page', 'slug', 'page_url',
+           'link_rewriter', 'source_page', 'figures_page', 'stage_docs', 'nav_pages', 'memo_toml', 'process_notebooks',
            'process_in_child', 'build_docs', 'page_links', 'check_links']
 
 # %% ../nbs/32_site.ipynb #cc00da4d
@@ -184,6 +184,8 @@ def _stage_sources(docs:Path, lib:Path, root:Path, docmods:dict[str, str]) -> li
     return sources
 
 # %% ../nbs/32_site.ipynb #a8f2c880
+FIRST_PAGES = ('tutorial',)   # pages listed first, right after Home (nbs/00_tutorial.ipynb: "Score your own outputs")
+
 def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     "Write MkDocs' input into `docs` (default `_docs/`) from the processed notebooks in `proc` (default `_proc/`), the module files, the README, PERFORMANCE.md and figures/; returns the nav."
     from nbdev.config import get_config
@@ -200,13 +202,14 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     pages = {n + '.html': n for n in names.values()}
     notebooks = {p.relative_to(proc).as_posix(): n for p, n in names.items()}
     host = str(cfg.doc_host).rstrip('/') + str(cfg.doc_baseurl).rstrip('/') if cfg.get('doc_host') else None
-    docmods, nav, ex = {}, {s: [] for s in ['Library', *_SECTIONS.values()]}, markdown_exporter()
+    docmods, nav, ex, first = {}, {s: [] for s in ['Library', *_SECTIONS.values()]}, markdown_exporter(), []
     for p, nb in loaded.items():
         name, rel = names[p], p.relative_to(proc)
         if (mod := _default_exp(nb)): docmods[f'{cfg.lib_name}.{mod}'] = name
         nb = stage_notebook(nb, link_rewriter(name, pages, host, cfg.get('git_url'), notebooks, rel.as_posix()))
         notebook_page(nb, docs, name, ex)
         title = _text(nb['cells'][0]['source']).splitlines()[0][2:].replace('`', '')   # the nav shows text: code spans vanish
+        if name in FIRST_PAGES: first.append({title: f'{name}.md'}); continue   # the tutorial: right after Home
         nav[_SECTIONS.get(rel.parts[0], 'Library') if len(rel.parts) > 1 else 'Library'].append({title: f'{name}.md'})
     sources = _stage_sources(docs, lib, root, docmods)
     readme = root/'README.md'
@@ -218,7 +221,7 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     pngs = sorted(p.relative_to(figs).as_posix() for p in figs.rglob('*.png')) if figs.exists() else []
     (docs/'reproduction.md').write_text(figures_page(index.read_text(), 'figures/', pngs) if index.exists() else
                                         '# Tables and figures\n\n`figures/INDEX.md` has not been generated yet: run `make reproduce`.\n')
-    return [{'Home': 'index.md'}, {'Tables and figures': 'reproduction.md'}, *perf, *[{s: v} for s, v in nav.items() if v], {'Module sources': sources}]
+    return [{'Home': 'index.md'}, *first, {'Tables and figures': 'reproduction.md'}, *perf, *[{s: v} for s, v in nav.items() if v], {'Module sources': sources}]
 
 # %% ../nbs/32_site.ipynb #0dbc4174
 def nav_pages(nav) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 import pandas as pd
 from ..core import DataError, Dimension, Item, iter_jsonl
-from .benchmarks import benchmark_info
+from .benchmarks import BENCHMARKS, benchmark_info
 
 # %% auto #0
 __all__ = ['ROLES', 'DEFAULT_COLUMNS', 'FORMATS', 'InputError', 'parse_fields', 'input_name', 'read_table', 'resolve_columns',
@@ -150,7 +150,6 @@ def read_items(path, fields:Sequence[str]|Mapping[str, str]|None=None, name:str|
 # %% ../../nbs/01g_data_inputs.ipynb #da0946a6
 def paper_dimension(name:str) -> Dimension|None:
     "The project's `Dimension` named `name` (definition and scale) from the first catalog benchmark that has one, else None."
-    from checkeval.data.benchmarks import BENCHMARKS
     return next((d for b in BENCHMARKS.values() for d in b.dimensions if d.name == name and d.definition), None)
 
 def input_dimensions(names:Sequence[str|Dimension]) -> list[Dimension]:
