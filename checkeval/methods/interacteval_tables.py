@@ -62,7 +62,7 @@ def _trials(runs) -> dict:
     return out
 
 def trial_frame(frame, runs):
-    "`frame` without the think-aloud documents, and on the items of each trial when there are trials (see above); `runs`: `reporting.run_metas`."
+    "`frame` without the think-aloud documents, and on the items of each trial when there are trials (see above; `run_variant` keeps the run's own variant); `runs`: `reporting.run_metas`."
     import pandas as pd
     if frame is None or not len(frame): return frame
     ta = {(b, d): think_aloud_documents(b, d) for b, d in set(zip(frame.benchmark, frame.dimension))}
@@ -77,7 +77,8 @@ def trial_frame(frame, runs):
         keys = list(zip(frame.method, frame.judge, frame.variant))
         keep = [bb == b and (d, i) in ids and (k in mine or k not in own) for bb, d, i, k in zip(frame.benchmark, frame.dimension, frame.item_id, keys)]
         part = frame[keep]
-        parts.append(part.assign(variant=[v if k in mine else f'{v} · trial seed {seed}' for v, k in zip(part.variant, zip(part.method, part.judge, part.variant))]))
+        parts.append(part.assign(run_variant=part.variant,
+                                 variant=[v if k in mine else f'{v} · trial seed {seed}' for v, k in zip(part.variant, zip(part.method, part.judge, part.variant))]))
     return pd.concat([frame[~frame.benchmark.isin({b for b, _ in trials})], *parts], ignore_index=True)
 
 
@@ -146,7 +147,8 @@ def mae_table(frame, scales:dict, ranges:dict):
     rows = []
     for (m, j, v, d), g in frame.dropna(subset=['score', 'human']).groupby(['method', 'judge', 'variant', 'dimension']):
         lo_hi = tuple(scales.get(d) or (1, 5))
-        rng = ranges.get((m, j, v, d)) or score_range(m, None, lo_hi)
+        run_v = g.run_variant.iloc[0] if 'run_variant' in g and isinstance(g.run_variant.iloc[0], str) else v     # a trial's copy of a run (trial_frame) has the run's range
+        rng = ranges.get((m, j, run_v, d)) or score_range(m, None, lo_hi)
         rows.append(dict(method=m, judge=j, variant=v, dimension=d, score_range=f'{rng[0]:g}–{rng[1]:g}',
                          mae=rescaled_mae(g.score, g.human, lo_hi, rng), n=len(g), documents=g.group_id.nunique()))
     return pd.DataFrame(rows)
