@@ -234,18 +234,21 @@ def document_sample(items:Sequence[Item], frac:float=0.1, dimension:str|None=Non
 
 # %% ../../nbs/15_interacteval.ipynb #5fc8254c
 def released_sample(items:Sequence[Item], frac:float=0.1, dimension:str|None=None, seed:int=0, systems:int=4,
-                    documents:int|None=None) -> list[Item]:
-    """The sample the authors' `sample_data` draws, seeded: `documents` documents at random (default
-    `round(frac × items / systems)`: 40 of SummEval at 10 %), and for each `systems` systems at random (160 summaries).
+                    size:int|None=None) -> list[Item]:
+    """The sample the authors' `sample_data` draws, seeded: documents at random and, for each, `systems` of its systems at
+    random, until `size` outputs (default `round(frac × items)`: 160 SummEval summaries at 10 %, 40 documents × 4).
     Where the items have fewer than `systems` systems to draw from (ELLIPSE: one essay per item, no systems), a `frac`
     sample of the items themselves, stratified by the human `dimension` score (`stratified_sample`)."""
     if not 0 < frac <= 1: raise DataError(f'frac must be in (0, 1], not {frac}', field='frac')
-    names = sorted({it.system_id for it in items})
-    if len(names) < systems: return stratified_sample(items, frac, dimension, seed)
-    docs, rng = sorted({it.group_id for it in items}), random.Random(seed)
-    n = min(len(docs), documents or max(1, round(frac*len(items)/systems)))
-    chosen = {d: set(rng.sample(names, systems)) for d in rng.sample(docs, n)}
-    return [it for it in items if it.system_id in chosen.get(it.group_id, ())]
+    if len({it.system_id for it in items}) < systems: return stratified_sample(items, frac, dimension, seed)
+    by_doc: dict[str, dict[str, list[Item]]] = {}
+    for it in items: by_doc.setdefault(it.group_id, {}).setdefault(it.system_id, []).append(it)
+    rng, want, keep = random.Random(seed), size or max(1, round(frac*len(items))), set()
+    for d in rng.sample(sorted(by_doc), len(by_doc)):
+        if len(keep) >= want: break
+        names = rng.sample(sorted(by_doc[d]), min(systems, len(by_doc[d])))[:want - len(keep)]
+        keep |= {id(it) for s in names for it in by_doc[d][s]}
+    return [it for it in items if id(it) in keep]
 
 
 # %% ../../nbs/15_interacteval.ipynb #c2875972
@@ -389,7 +392,7 @@ def _dimension_sample(items, dim, o:dict) -> list[Item]:
     pool = [it for it in items if it.group_id not in ta]
     if not o['sample_frac']: return pool
     frac, seed = float(o['sample_frac']), int(o['sample_seed'])
-    if o['sample_unit'] == 'released': return released_sample(pool, frac, dim.name, seed, documents=max(1, round(frac*len(items)/4)))
+    if o['sample_unit'] == 'released': return released_sample(pool, frac, dim.name, seed, size=max(1, round(frac*len(items))))
     return (document_sample if o['sample_unit'] == 'documents' else stratified_sample)(pool, frac, dim.name, seed)
 
 
