@@ -74,7 +74,7 @@ def test_evaluate_with_the_upstream_prompt(tmp_path, summeval):
     from checkeval.runs import evaluate, load_run
     def judge_fn(req):
         user = req.messages[-1]['content']
-        qs = re.findall(r'^\d+\. (.+)$', user.split('Questions:')[1], re.M)
+        qs = re.findall(r'^- (.+)$', user.split('Questions:')[1], re.M)          # the released checklist's '- q' lines
         return json.dumps({q: ('Yes' if i % 3 else 'No') for i, q in enumerate(qs)})      # upstream style: keyed by the question
     judge = FunctionJudge(judge_fn, name='scripted', cache=tmp_path/'c.sqlite')
     info, res = evaluate('interacteval', 'summeval', judge, limit=3, dimensions=['consistency'], root=tmp_path,

@@ -49,7 +49,7 @@ def test_mae_follows_the_runs_scale_not_its_values(tmp_path):
     assert set(frame.score) == {1.0}
     t = mae_table(frame, scales, ranges)
     expected = (frame.human - 1.0).abs().mean()                 # all "no" = 1.0 on 1–5 (was mapped to 5.0)
-    assert t.mae_pooled.iloc[0] == pytest.approx(expected)
+    assert t.mae.iloc[0] == pytest.approx(expected)
 
 
 def test_the_per_question_run_has_its_own_condition_row():
@@ -64,7 +64,7 @@ def test_upstream_prompts_at_every_stage():
     def judge(req):
         seen.append((req.meta['stage'], req.constraint, req.messages[0]['content']))
         if req.meta['stage'] == 'think_aloud': return '{"1": "The sentences should follow a logical order."}'
-        if req.meta['stage'] == 'evaluate': return json.dumps({q: 'Yes' for q in re.findall(r'^\d+\. (.+\?)$', req.messages[-1]['content'], re.M)})
+        if req.meta['stage'] == 'evaluate': return json.dumps({q: 'Yes' for q in re.findall(r'^- (.+\?)$', req.messages[-1]['content'], re.M)})
         return req.meta['placeholder']
     from checkeval.core import Dimension
     res = run_interacteval(items, FunctionJudge(judge, name='gpt-4'), [Dimension(name='coherence', scale=(1, 5))], checklist_source='build',

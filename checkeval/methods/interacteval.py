@@ -1,4 +1,4 @@
-"""InteractEval (Chu, Kim & Yi, CHI 2025): humans and LLMs "think aloud" over a rubric and four scored samples, their attributes are pooled by TA condition, an LLM turns them into a checklist (components → clusters → key questions → sub-questions → validation), and an evaluator's yes-ratio, scaled to the human range, is the score. Also: the seeded 10 % stratified sample and attribute diversity.
+"""InteractEval (Chu, Kim & Yi, CHI 2025): humans and LLMs "think aloud" over a rubric and four scored samples, their attributes are pooled by TA condition, an LLM turns them into a checklist (components → clusters → key questions → sub-questions → validation), and an evaluator's yes-ratio, scaled to the human range, is the score. Also: the 10 % sample drawn as the authors' code draws it (seeded) and attribute diversity.
 
 Docs: https://checkeval.github.io/checkeval/interacteval.html.md"""
 
@@ -22,11 +22,12 @@ from ..parsing import extract_json
 from ..judges.types import JudgeRequest, Constraint
 
 # %% auto #0
-__all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'DRY_RUN_COUNTS', 'interacteval_files', 'bullet_lines',
-           'upstream_rubric', 'upstream_attributes', 'upstream_checklist', 'upstream_samples', 'parse_attributes',
-           'think_aloud_request', 'think_aloud_lockstep', 'think_aloud', 'load_human_attributes', 'pool_attributes',
-           'evaluation_request', 'parse_evaluation', 'stratified_sample', 'document_sample', 'benchmark_ta_samples',
-           'InteractEvalOptions', 'run_interacteval']
+__all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'DRY_RUN_COUNTS', 'SAMPLE_UNITS', 'interacteval_files',
+           'bullet_lines', 'upstream_rubric', 'upstream_attributes', 'upstream_checklist', 'upstream_samples',
+           'think_aloud_documents', 'parse_attributes', 'think_aloud_request', 'think_aloud_lockstep', 'think_aloud',
+           'load_human_attributes', 'pool_attributes', 'evaluation_request', 'parse_evaluation', 'stratified_sample',
+           'document_sample', 'released_sample', 'benchmark_ta_samples', 'InteractEvalOptions',
+           'checklist_ratio_judgments', 'run_interacteval']
 
 # %% ../../nbs/15_interacteval.ipynb #8d085195
 TA_CONDITIONS = ('SL-TA', 'SH-TA', 'ML-TA', 'MH-TA', 'Comb-TA')
@@ -76,6 +77,13 @@ def upstream_samples(dimension:str) -> list[dict]:
     "The four TA samples for `dimension`: source, output, score (of that dimension), ids."
     return [dict(source=s['source'], output=s['system_output'], score=round(float(s['scores'][dimension]), 2),
                  doc_id=s.get('doc_id'), system_id=s.get('system_id')) for s in interacteval_files(dimension)['samples']]
+
+# %% ../../nbs/15_interacteval.ipynb #64619655
+def think_aloud_documents(benchmark:str, dimension:str) -> set[str]:
+    "The source documents of the released think-aloud samples of `dimension` (SummEval): none of their summaries is evaluated."
+    if benchmark != 'summeval' or dimension not in UPSTREAM_DIMENSIONS: return set()
+    return {s['doc_id'] for s in upstream_samples(dimension) if s.get('doc_id')}
+
 
 # %% ../../nbs/15_interacteval.ipynb #e47e71cf
 TA_SCHEMA = {'type': 'object', 'additionalProperties': False, 'required': ['considerations'],   # bounded: a held judge ends its list
@@ -159,8 +167,10 @@ def pool_attributes(condition:str, llm:dict[str, list[str]]|None=None, human:dic
 
 # %% ../../nbs/15_interacteval.ipynb #48ca0af4
 def _upstream_eval_messages(dimension:str, rubric:str, questions:Sequence[str], source:str, output:str) -> list[dict]:
-    qtext = '\n'.join(f'{i}. {q}' for i,q in enumerate(questions, 1))
+    "The released evaluation prompt with its slots filled as the released `src/main.py` fills them; the checklist is its released '- q' lines."
+    qtext = ''.join(f'- {q}\n' for q in questions)
     return fill_prompt('evaluation', (), [dimension, dimension, rubric, dimension, dimension, source, output, qtext])
+
 
 # %% ../../nbs/15_interacteval.ipynb #46ffafa6
 def evaluation_request(judge, dimension:str, rubric:str, questions:Sequence[str], source:str, output:str,
@@ -222,6 +232,25 @@ def document_sample(items:Sequence[Item], frac:float=0.1, dimension:str|None=Non
     keep = {r.group_id for r in stratified_sample(reps, frac, dimension, seed)}
     return [it for it in items if it.group_id in keep]
 
+# %% ../../nbs/15_interacteval.ipynb #5fc8254c
+def released_sample(items:Sequence[Item], frac:float=0.1, dimension:str|None=None, seed:int=0, systems:int=4,
+                    size:int|None=None) -> list[Item]:
+    """The sample the authors' `sample_data` draws, seeded: documents at random and, for each, `systems` of its systems at
+    random, until `size` outputs (default `round(frac × items)`: 160 SummEval summaries at 10 %, 40 documents × 4).
+    Where the items have fewer than `systems` systems to draw from (ELLIPSE: one essay per item, no systems), a `frac`
+    sample of the items themselves, stratified by the human `dimension` score (`stratified_sample`)."""
+    if not 0 < frac <= 1: raise DataError(f'frac must be in (0, 1], not {frac}', field='frac')
+    if len({it.system_id for it in items}) < systems: return stratified_sample(items, frac, dimension, seed)
+    by_doc: dict[str, dict[str, list[Item]]] = {}
+    for it in items: by_doc.setdefault(it.group_id, {}).setdefault(it.system_id, []).append(it)
+    rng, want, keep = random.Random(seed), size or max(1, round(frac*len(items))), set()
+    for d in rng.sample(sorted(by_doc), len(by_doc)):
+        if len(keep) >= want: break
+        names = rng.sample(sorted(by_doc[d]), min(systems, len(by_doc[d])))[:want - len(keep)]
+        keep |= {id(it) for s in names for it in by_doc[d][s]}
+    return [it for it in items if id(it) in keep]
+
+
 # %% ../../nbs/15_interacteval.ipynb #c2875972
 def benchmark_ta_samples(benchmark:str, dimension:str, exclude:Sequence[str]=(), n:int=4, seed:int=0) -> list[dict]:
     """Think-aloud samples for a dimension whose samples were not released (ELLIPSE): `n` items of the benchmark spread
@@ -258,7 +287,7 @@ class InteractEvalOptions(MethodOptions):
     rubric: str = 'auto'
     sample_frac: float|None = Field(None, gt=0, le=1)
     sample_seed: int = 0
-    sample_unit: Literal['documents', 'items'] = 'documents'
+    sample_unit: Literal['released', 'documents', 'items'] = 'released'   # 'released': as the authors' sample_data draws it (documents x 4 systems)
     prompt_source: Literal['project', 'upstream'] = 'project'   # 'upstream': the authors' prompts at every stage (think-aloud, construction, evaluation)
     task: str = 'summary of a news article'
     max_tokens: PositiveInt|None = None
@@ -290,14 +319,14 @@ def _thinks_aloud(o:dict) -> bool:
     "Whether LLM members think aloud now: attributes='think_aloud' under a condition with LLM members (SL-TA, ML-TA, Comb-TA)."
     return o['attributes'] == 'think_aloud' and o['condition'] in ('SL-TA', 'ML-TA', 'Comb-TA')
 
-def _llm_attributes(dims, items, judge, o:dict, rubrics:Sequence[str], art:dict) -> dict[str, dict[str, list[str]]]:
+def _llm_attributes(dims, items, judge, o:dict, rubrics:Sequence[str], art:dict, subs:Sequence|None=None) -> dict[str, dict[str, list[str]]]:
     """The LLM members think aloud now about every dimension at once (`think_aloud_lockstep`), over the released samples
-    (SummEval) or four of the benchmark's own items: dimension → member → attributes."""
+    (SummEval) or four of the benchmark's own items outside the dimension's evaluated ones (`subs`, else `items`): dimension → member → attributes."""
     mt = {'max_tokens': o['max_tokens']} if o['max_tokens'] else {}
     benchmark, asks = (items[0].benchmark if items else ''), []
-    for dim, rub in zip(dims, rubrics):
+    for n, (dim, rub) in enumerate(zip(dims, rubrics)):
         samples = (upstream_samples(dim.name) if benchmark == 'summeval' and dim.name in UPSTREAM_DIMENSIONS
-                   else benchmark_ta_samples(benchmark, dim.name, [it.item_id for it in items], seed=int(o['sample_seed'])))
+                   else benchmark_ta_samples(benchmark, dim.name, [it.item_id for it in (subs[n] if subs else items)], seed=int(o['sample_seed'])))
         art['ta_samples'][dim.name] = [{k: v for k, v in x.items() if k in ('doc_id', 'system_id', 'score')} for x in samples]
         asks.append((dim.name, rub, samples))
     tas = think_aloud_lockstep(_ta_members(o['ta_judges'], judge), asks, task=o['task'], prompt_source=o['prompt_source'], **mt)
@@ -334,7 +363,7 @@ def _record_construction(dim, record:dict, builder, judge, o:dict, art:dict) -> 
     return None if record['status'] == 'ok' else record['status']
 
 # %% ../../nbs/15_interacteval.ipynb #319029a8
-def _dimension_checklists(dims, items, judge, o:dict, rubrics:Sequence[str], art:dict) -> list[tuple[Checklist|None, str|None]]:
+def _dimension_checklists(dims, items, judge, o:dict, rubrics:Sequence[str], art:dict, subs:Sequence|None=None) -> list[tuple[Checklist|None, str|None]]:
     """Stage 2 for every dimension: the released checklist, a file's, or one the builder constructs from the condition's
     attributes (the think-aloud and every construction step in lockstep over the dimensions); [(checklist, why none)]."""
     if o['checklist_source'] == 'upstream':
@@ -342,7 +371,7 @@ def _dimension_checklists(dims, items, judge, o:dict, rubrics:Sequence[str], art
             if dim.name not in UPSTREAM_DIMENSIONS: raise DataError(f'the authors released checklists for {UPSTREAM_DIMENSIONS}, not {dim.name!r}; use checklist_source=build', field='checklist_source')
         return [(upstream_checklist(d.name, d.scale or (1, 5)), None) for d in dims]
     if o['checklist_source'] != 'build': return [(_file_checklist(o['checklist_source'], d), None) for d in dims]
-    llm = _llm_attributes(dims, items, judge, o, rubrics, art) if _thinks_aloud(o) else {}
+    llm = _llm_attributes(dims, items, judge, o, rubrics, art, subs) if _thinks_aloud(o) else {}
     got = [_condition_attributes(d, o, art, llm.get(d.name, {})) for d in dims]
     out, todo = [(None, why) for _, why in got], [n for n, (attrs, _) in enumerate(got) if attrs]
     builder = _handed_in(o['builder'], judge, 'builder') if o['builder'] is not None else judge
@@ -353,11 +382,19 @@ def _dimension_checklists(dims, items, judge, o:dict, rubrics:Sequence[str], art
     return out
 
 # %% ../../nbs/15_interacteval.ipynb #195b99ea
+SAMPLE_UNITS = ('released', 'documents', 'items')
+
 def _dimension_sample(items, dim, o:dict) -> list[Item]:
-    "The items a dimension is evaluated on: all, or a seeded `sample_frac` of whole documents (or of items)."
-    if o['sample_unit'] not in ('documents', 'items'): raise DataError(f"sample_unit must be 'documents' or 'items', not {o['sample_unit']!r}", field='sample_unit')
-    if not o['sample_frac']: return list(items)
-    return (document_sample if o['sample_unit'] == 'documents' else stratified_sample)(items, float(o['sample_frac']), dim.name, int(o['sample_seed']))
+    """The items a dimension is evaluated on, never one of a document of its released think-aloud samples: all the others,
+    or a seeded `sample_frac` of them drawn as the authors' code draws it (`released_sample`), of whole documents or of items."""
+    if o['sample_unit'] not in SAMPLE_UNITS: raise DataError(f"sample_unit must be one of {', '.join(SAMPLE_UNITS)}, not {o['sample_unit']!r}", field='sample_unit')
+    ta = think_aloud_documents(items[0].benchmark if items else '', dim.name)
+    pool = [it for it in items if it.group_id not in ta]
+    if not o['sample_frac']: return pool
+    frac, seed = float(o['sample_frac']), int(o['sample_seed'])
+    if o['sample_unit'] == 'released': return released_sample(pool, frac, dim.name, seed, size=max(1, round(frac*len(items))))
+    return (document_sample if o['sample_unit'] == 'documents' else stratified_sample)(pool, frac, dim.name, seed)
+
 
 # %% ../../nbs/15_interacteval.ipynb #efcf1d27
 def _evaluation_requests(dim, sub, judge, checklist, rubric:str, o:dict) -> list:
@@ -399,13 +436,26 @@ def _with_scale(judgments:list[Judgment], scale) -> list[Judgment]:
     for j in judgments: j.meta['scale'] = list(scale) if scale else [0.0, 1.0]
     return judgments
 
+# %% ../../nbs/15_interacteval.ipynb #a515f8e5
+def checklist_ratio_judgments(answers:Sequence[Answer], n_questions:int, scale=None) -> list[Judgment]:
+    """Scores as the released `src/main.py` counts them: the "yes" answers over every question of the checklist (an
+    answer that could not be read counts as not yes), mapped onto `scale`. The answers stay failures with their reasons;
+    `n_answered`/`n_failed` say how many were read, and an item with no answer read has no score."""
+    out = yes_ratio_judgments(answers, n_questions=n_questions)
+    for j in out:
+        if j.score is not None and n_questions: j.score = j.score*j.n_answered/n_questions
+        if j.score is not None and scale is not None: j.score = scale[0] + j.score*(scale[1] - scale[0])
+        j.meta['denominator'] = 'every checklist question'
+    return out
+
+
 # %% ../../nbs/15_interacteval.ipynb #06c1bcc6
 @register_method('interacteval', options=InteractEvalOptions, judges=('builder', 'ta_judges'), weak_forms={'answers': 'per_question'})
 def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], checklist_source:str='upstream', condition:str='Comb-TA',
                      attributes:str='upstream', ta_judges=None, ta_member:str|None=None, human_attributes:str|None=None, builder=None,
-                     components:int=5, rubric:str='auto', sample_frac:float|None=None, sample_seed:int=0, sample_unit:str='documents',
+                     components:int=5, rubric:str='auto', sample_frac:float|None=None, sample_seed:int=0, sample_unit:str='released',
                      prompt_source:str='project', task:str='summary of a news article', max_tokens:int|None=None, answers:str='list') -> MethodResult:
-    "InteractEval: a checklist per dimension (released, or built from TA attributes by `builder`), yes-ratio scaled to the human range; every stage sends all dimensions' requests at once."
+    "InteractEval: a checklist per dimension (released, or built from TA attributes by `builder`), yes over every question scaled to the human range; every stage sends all dimensions' requests at once."
     o = {k: v for k, v in locals().items() if k in InteractEvalOptions.model_fields}
     named = {**o, 'builder': _judge_names(builder), 'ta_judges': _judge_names(ta_judges)}
     variant = variant_name({k: v for k, v in named.items() if v != InteractEvalOptions.model_fields[k].default})
@@ -414,8 +464,8 @@ def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension]
            'config': named}
     dims = list(dimensions)
     rubs = [_rubric_for(d, rubric) for d in dims]
-    made = _dimension_checklists(dims, items, judge, o, rubs, art)
     subs = [_dimension_sample(items, d, o) for d in dims]
+    made = _dimension_checklists(dims, items, judge, o, rubs, art, subs)
     reqs = [_evaluation_requests(d, s, judge, c, r, o) for d, s, (c, _), r in zip(dims, subs, made, rubs)]
     flat, at = (judge.generate([q for rs in reqs for q in rs], desc='interacteval: evaluation') if any(reqs) else []), 0
     for dim, sub, (checklist, why), rs in zip(dims, subs, made, reqs):
@@ -426,5 +476,5 @@ def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension]
                                           flat[at:at + len(rs)])
         at += len(rs)
         answers += dim_answers
-        judgments += _with_scale(yes_ratio_judgments(dim_answers, n_questions=len(checklist) if checklist is not None else 0, scale=dim.scale), dim.scale)
+        judgments += _with_scale(checklist_ratio_judgments(dim_answers, len(checklist) if checklist is not None else 0, dim.scale), dim.scale)
     return MethodResult(answers=answers, judgments=judgments, artifacts=art)

@@ -10,13 +10,13 @@ import itertools, json, math, re
 from pathlib import Path
 from typing import Sequence
 from ..metaeval import rescale, rescaled_mae
-from .interacteval import InteractEvalOptions, UPSTREAM_DIMENSIONS
+from .interacteval import InteractEvalOptions, UPSTREAM_DIMENSIONS, think_aloud_documents
 
 # %% auto #0
 __all__ = ['MAIN_TABLE_OPTIONS', 'BUILD_OPTIONS', 'PAPER_K', 'CONDITIONS', 'PER_QUESTION', 'TABLE_TITLES', 'MEMBER_KEYS',
-           'has_released_checklist', 'main_table_run', 'run_options', 'main_table_frame', 'describe', 'condition_order',
-           'score_range', 'run_score_ranges', 'per_document_mae', 'mae_table', 'self_rouge_l', 'self_jaccard',
-           'embedding_model', 'self_cosine', 'attribute_diversity', 'member_average']
+           'has_released_checklist', 'main_table_run', 'run_options', 'main_table_frame', 'trial_frame',
+           'missing_answers', 'describe', 'condition_order', 'score_range', 'run_score_ranges', 'mae_table',
+           'self_rouge_l', 'self_jaccard', 'embedding_model', 'self_cosine', 'attribute_diversity', 'member_average']
 
 # %% ../../nbs/15b_interacteval_tables.ipynb #6d37917d
 MAIN_TABLE_OPTIONS = ('sample_frac', 'sample_seed', 'sample_unit', 'task', 'prompt_source', 'answers', 'max_tokens')
@@ -49,6 +49,54 @@ def main_table_frame(frame, runs):
     keep = {(r.benchmark, r.method, r.judge, r.variant) for r in runs.itertuples()
             if r.judge == 'none' or main_table_run(r.method, run_options(r.path), r.benchmark)}
     return frame[[j == 'none' or (b, m, j, v) in keep for b, m, j, v in zip(frame.benchmark, frame.method, frame.judge, frame.variant)]]
+
+# %% ../../nbs/15b_interacteval_tables.ipynb #b2cab8d0
+def _trials(runs) -> dict:
+    "(benchmark, seed) → (the InteractEval run's (method, judge, variant), dimension → its sampled item ids), per main-table run drawn with `sample_frac`."
+    out = {}
+    for r in runs.itertuples():
+        o = run_options(r.path)
+        if r.method != 'interacteval' or not o.get('sample_frac') or not main_table_run(r.method, o, r.benchmark): continue
+        p = Path(r.path)/'artifacts'/'sample.json'
+        if p.is_file(): out.setdefault((r.benchmark, int(o.get('sample_seed', 0))), []).append(((r.method, r.judge, r.variant), json.loads(p.read_text())))
+    return out
+
+def trial_frame(frame, runs):
+    "`frame` without the think-aloud documents, and on the items of each trial when there are trials (see above; `run_variant` keeps the run's own variant); `runs`: `reporting.run_metas`."
+    import pandas as pd
+    if frame is None or not len(frame): return frame
+    ta = {(b, d): think_aloud_documents(b, d) for b, d in set(zip(frame.benchmark, frame.dimension))}
+    frame = frame[[g not in ta[(b, d)] for b, d, g in zip(frame.benchmark, frame.dimension, frame.group_id)]]
+    trials = {k: v for k, v in _trials(runs).items() if k[0] in set(frame.benchmark)}
+    if not trials: return frame
+    own = {key for v in trials.values() for key, _ in v}
+    parts = []
+    for (b, seed), members in sorted(trials.items()):
+        ids = {(d, i) for _, sample in members for d, xs in sample.items() for i in xs}
+        mine = {key for key, _ in members}
+        keys = list(zip(frame.method, frame.judge, frame.variant))
+        keep = [bb == b and (d, i) in ids and (k in mine or k not in own) for bb, d, i, k in zip(frame.benchmark, frame.dimension, frame.item_id, keys)]
+        part = frame[keep]
+        parts.append(part.assign(run_variant=part.variant,
+                                 variant=[v if k in mine else f'{v} · trial seed {seed}' for v, k in zip(part.variant, zip(part.method, part.judge, part.variant))]))
+    return pd.concat([frame[~frame.benchmark.isin({b for b, _ in trials})], *parts], ignore_index=True)
+
+
+# %% ../../nbs/15b_interacteval_tables.ipynb #e4eb92c5
+def missing_answers(runs, methods:Sequence[str]=('interacteval',)) -> 'pd.DataFrame':
+    "Per (benchmark, method, judge, variant, dimension): the items, the answers asked (questions × items) and how many of them were not read."
+    import pandas as pd
+    rows = []
+    for r in runs[runs.method.isin(list(methods))].itertuples():
+        p = Path(r.path)/'judgments.jsonl'
+        for line in (p.read_text().splitlines() if p.is_file() else []):
+            j = json.loads(line)
+            rows.append(dict(benchmark=r.benchmark, method=r.method, judge=r.judge, variant=r.variant, dimension=j['dimension'],
+                             asked=int(j.get('n_questions') or 0), missing=int(j.get('n_failed') or 0)))
+    cols = ['benchmark', 'method', 'judge', 'variant', 'dimension']
+    if not rows: return pd.DataFrame(columns=[*cols, 'items', 'asked', 'missing'])
+    return pd.DataFrame(rows).groupby(cols, as_index=False).agg(items=('asked', 'size'), asked=('asked', 'sum'), missing=('missing', 'sum'))
+
 
 # %% ../../nbs/15b_interacteval_tables.ipynb #1f89f4fd
 PAPER_K = 5
@@ -92,26 +140,19 @@ def run_score_ranges(runs, scales:dict) -> dict:
             if key not in out: out[key] = score_range(r.method, j.get('meta'), scales.get(j['dimension']))
     return out
 
-# %% ../../nbs/15b_interacteval_tables.ipynb #87d66ba3
-def per_document_mae(scores, human, groups, lo_hi, rng) -> tuple[float, int]:
-    "MAE per document (scores mapped from `rng` onto `lo_hi`), averaged over the documents whose human and predicted scores vary; (mean, documents)."
-    import numpy as np, pandas as pd
-    d = pd.DataFrame(dict(s=list(scores), h=list(human), g=list(groups)))
-    vals = [float(np.abs(rescale(x.s, lo_hi, rng) - x.h.to_numpy()).mean()) for _, x in d.groupby('g') if x.h.nunique() > 1 and x.s.nunique() > 1]
-    return (float(np.mean(vals)) if vals else float('nan'), len(vals))
-
 # %% ../../nbs/15b_interacteval_tables.ipynb #7937b6c3
 def mae_table(frame, scales:dict, ranges:dict):
-    "MAE per (method, judge, variant, dimension) of the scores mapped from their run's range onto the dimension's human scale."
+    "MAE per (method, judge, variant, dimension), over all its items, of the scores mapped from their run's range onto the dimension's human scale."
     import pandas as pd
     rows = []
     for (m, j, v, d), g in frame.dropna(subset=['score', 'human']).groupby(['method', 'judge', 'variant', 'dimension']):
         lo_hi = tuple(scales.get(d) or (1, 5))
-        rng = ranges.get((m, j, v, d)) or score_range(m, None, lo_hi)
-        mae, docs = per_document_mae(g.score, g.human, g.group_id, lo_hi, rng)
-        rows.append(dict(method=m, judge=j, variant=v, dimension=d, score_range=f'{rng[0]:g}–{rng[1]:g}', mae=mae,
-                         documents_in_mae=docs, mae_pooled=rescaled_mae(g.score, g.human, lo_hi, rng), n=len(g), documents=g.group_id.nunique()))
+        run_v = g.run_variant.iloc[0] if 'run_variant' in g and isinstance(g.run_variant.iloc[0], str) else v     # a trial's copy of a run (trial_frame) has the run's range
+        rng = ranges.get((m, j, run_v, d)) or score_range(m, None, lo_hi)
+        rows.append(dict(method=m, judge=j, variant=v, dimension=d, score_range=f'{rng[0]:g}–{rng[1]:g}',
+                         mae=rescaled_mae(g.score, g.human, lo_hi, rng), n=len(g), documents=g.group_id.nunique()))
     return pd.DataFrame(rows)
+
 
 # %% ../../nbs/15b_interacteval_tables.ipynb #a56d77bb
 TABLE_TITLES = {
@@ -119,7 +160,7 @@ TABLE_TITLES = {
     'table09_summeval_per_document': "Table 9 (the paper's Eq. 1): per-document ρ and τ on SummEval, averaged over documents",
     'table09_summeval_mae': 'Table 9: MAE on the human scale, SummEval',
     'figure07_ellipse_correlations': 'Figure 7 and Tables 23–24 (as a table): pooled ρ and τ on ELLIPSE',
-    'figure07_ellipse_per_prompt': "Figure 7 and Tables 23–24 (the authors' reading): ρ and τ per essay prompt on ELLIPSE, averaged over prompts",
+    'figure07_ellipse_per_prompt': "Figure 7 and Tables 23–24 (the paper's Eq. 1): ρ and τ per essay prompt on ELLIPSE, averaged over prompts",
 }
 
 # %% ../../nbs/15b_interacteval_tables.ipynb #3cc9e644

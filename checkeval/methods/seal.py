@@ -31,11 +31,13 @@ DEFAULT_LABELS = {'source': 'source document', 'context': 'background knowledge'
 
 # %% ../../nbs/13_seal.ipynb #db9dcda1
 class SubDimension(BaseModel):
-    "One verifiable sub-dimension: a yes/no question asked about each unit."
+    "One verifiable sub-dimension: a yes/no question asked about each unit, and optionally its wording for a whole output (holistic evaluation)."
     model_config = ConfigDict(extra='forbid')
     id: str
     name: str
     question: str
+    whole_question: str|None = None   # the question about the whole output, for outputs evaluated holistically (none: the unit question, said to apply to the whole)
+
 
 # %% ../../nbs/13_seal.ipynb #34809661
 class SealDimension(BaseModel):
@@ -319,11 +321,11 @@ def _segments(run:SealRun, it:Item, d, c:SealDimension, resp1:dict, need1:dict, 
     return segments, facts, fail
 
 # %% ../../nbs/13_seal.ipynb #53c0d2ab
-def _verify_plan(run:SealRun, it:Item, d, c:SealDimension, units, blocks, unit_label:str|None=None) -> Planned|list[Planned]:
-    "The decisions' request: one list for all units, or (`verdicts='per_unit'`) one constrained request per unit and question."
-    if run.o.verdicts == 'per_unit': return [plan_one(it, d, c, u, blocks, s, unit_label) for u in units for s in c.sub_dimensions]
+def _verify_plan(run:SealRun, it:Item, d, c:SealDimension, units, blocks, unit_label:str|None=None, whole:bool=False) -> Planned|list[Planned]:
+    "The decisions' request: one list for all units, or (`verdicts='per_unit'`) one constrained request per unit and question; `whole`: about a whole output (holistic)."
+    if run.o.verdicts == 'per_unit': return [plan_one(it, d, c, u, blocks, s, unit_label, whole=whole) for u in units for s in c.sub_dimensions]
     return plan_verify(it, d, c, units, blocks, want_weights=len(c.sub_dimensions) > 1, max_tokens=run.mt(1024), unit_label=unit_label,
-                       json_reply=run.json_reply)
+                       json_reply=run.json_reply, whole=whole)
 
 # %% ../../nbs/13_seal.ipynb #a1ff2fd3
 def _plan_stage2(run:SealRun, it:Item, d, c:SealDimension, mode:str, units, facts) -> Planned|list[Planned]:
@@ -333,7 +335,7 @@ def _plan_stage2(run:SealRun, it:Item, d, c:SealDimension, mode:str, units, fact
         blocks = input_blocks(it, c, c.holistic_inputs)
         if o.holistic == 'rating' or not o.verify:
             return plan_rate(it, d, c, units, blocks, whole=True, scale=run.scale, max_tokens=run.mt(512), unit_label=c.output_label)
-        return _verify_plan(run, it, d, c, units, blocks, unit_label=c.output_label)
+        return _verify_plan(run, it, d, c, units, blocks, unit_label=c.output_label, whole=True)
     blocks = input_blocks(it, c, c.inputs, facts)
     if not o.verify: return plan_rate(it, d, c, units, blocks, whole=not c.decomposed, scale=run.scale, max_tokens=run.mt(1024))
     if c.verify == 'support':

@@ -78,8 +78,10 @@ class Planned(BaseModel):
                             temperature=temperature, seed=seed, constraint=c, meta=meta)
 
 # %% ../../nbs/13c_seal_requests.ipynb #c692d59c
-def _sub_lines(cfg:SealConfig) -> list[str]:
-    return [f'{s.name}: {s.question.strip()}' for s in cfg.sub_dimensions]
+def _sub_lines(cfg:SealConfig, whole:bool=False) -> list[str]:
+    "The sub-dimension questions as prompt lines; `whole`: their wording for a whole output where the instantiation gives one."
+    return [f'{s.name}: {((whole and s.whole_question) or s.question).strip()}' for s in cfg.sub_dimensions]
+
 
 # %% ../../nbs/13c_seal_requests.ipynb #62f9387a
 def plan_split(item:Item, cfg:SealConfig, max_tokens:int=1024) -> Planned:
@@ -99,10 +101,10 @@ def plan_facts(item:Item, cfg:SealConfig, max_tokens:int=4096) -> Planned:
 # %% ../../nbs/13c_seal_requests.ipynb #44e139fe
 def plan_verify(item:Item, dim:Dimension, cfg:SealConfig, units:Sequence[str], blocks:list[dict],
                 want_weights:bool, max_tokens:int=1024, unit_label:str|None=None, fact_ids:Sequence[str]|None=None,
-                json_reply:bool=True) -> Planned:
-    "Stages 2–3: binary decisions for every unit (and weights when `want_weights`); `fact_ids` switches to the support format; `json_reply=False` asks for `U1: 1` lines."
+                json_reply:bool=True, whole:bool=False) -> Planned:
+    "Stages 2–3: binary decisions for every unit (and weights when `want_weights`); `fact_ids` switches to the support format; `json_reply=False` asks for `U1: 1` lines; `whole`: the one unit is a whole output (holistic), asked with the questions' whole-output wording."
     common = dict(dimension=dim.name, definition=dim.definition, output_label=cfg.output_label, unit_label=unit_label or cfg.unit_label,
-                  inputs=blocks, units=list(units), sub_dimensions=_sub_lines(cfg))
+                  inputs=blocks, units=list(units), sub_dimensions=_sub_lines(cfg, whole), whole=whole)
     n = len(units)
     if fact_ids is not None:
         ex = '{"support": [["c4"], [], ["c1", "c9"]]}' if n != 1 else '{"support": [["c2", "c5"]]}'
@@ -130,8 +132,8 @@ def plan_rate(item:Item, dim:Dimension, cfg:SealConfig, units:Sequence[str], blo
     return Planned(template='rate_units', vars=v, stage='rate', max_tokens=max_tokens, schema=schema)
 
 # %% ../../nbs/13c_seal_requests.ipynb #9415eee6
-def plan_one(item:Item, dim:Dimension, cfg:SealConfig, unit:str, blocks:list[dict], sub, unit_label:str|None=None) -> Planned:
-    "Stages 2–3 for judges that cannot write the list (`verdicts='per_unit'`): one question `sub` about one `unit`, a constrained Yes/No."
+def plan_one(item:Item, dim:Dimension, cfg:SealConfig, unit:str, blocks:list[dict], sub, unit_label:str|None=None, whole:bool=False) -> Planned:
+    "Stages 2–3 for judges that cannot write the list (`verdicts='per_unit'`): one question `sub` about one `unit`, a constrained Yes/No (`whole`: a whole output, asked with the question's whole-output wording)."
     v = dict(dimension=dim.name, definition=dim.definition, output_label=cfg.output_label, unit_label=unit_label or cfg.unit_label,
-             inputs=blocks, unit=unit, question=sub.question.strip())
+             inputs=blocks, unit=unit, question=((whole and sub.whole_question) or sub.question).strip(), whole=whole)
     return Planned(template='verify_one', vars=v, stage='verify', max_tokens=1, choices=['Yes', 'No'])
