@@ -379,7 +379,7 @@ def floor_judgments(judgments:Sequence[Judgment], min_answered:float=0.5, # the 
     out = []
     for j in judgments:
         share = j.n_answered / j.n_questions if j.n_questions else 0.0
-        if j.score is not None and share < min_answered:
+        if share < min_answered:
             j = j.model_copy(update={'score': None, 'meta': {**j.meta, 'no_score': f'answered {j.n_answered}/{j.n_questions} < min_answered {min_answered}'}})
         out.append(j)
     return out
