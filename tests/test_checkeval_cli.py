@@ -24,7 +24,9 @@ def test_summeval_records_and_resume(cli_env):
     assert len(judgments) == 4
     for j in judgments:
         ok = [a['value'] for a in answers if a['item_id'] == j['item_id'] and a['dimension'] == j['dimension'] and a['status'] == 'ok']
-        assert j['n_answered'] == len(ok) and j['score'] == (sum(ok) / len(ok) if ok else None)
+        # the released aggregation.py: the yes-ratio of the answers read, 0 where none was read (said in the judgment)
+        assert j['n_answered'] == len(ok) and j['score'] == (sum(ok) / len(ok) if ok else 0.0)
+        assert ok or 'released aggregation.py' in j['meta']['score_rule']
         assert j['n_questions'] == {'coherence': 3, 'fluency': 4}[j['dimension']]
     pf = arts['parse_failures']
     assert set(pf) == {'tiny|coherence', 'tiny|fluency'}

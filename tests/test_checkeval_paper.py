@@ -44,6 +44,8 @@ def paper_run(tmp_path_factory):
     for j, noise in JUDGES.items():   # SEEval over all six Topical-Chat dimensions; the seed-only CheckEval of Table 6
         evaluate('seeval', 'topical_chat', scripted(j, noise), limit=12, root=runs)
         evaluate('checkeval', 'summeval', scripted(j, noise), limit=12, root=runs, options={'stage': 'seed'})
+    # a newer G-Eval run with the project's template: Tables 1 and 16 still take the released prompts (the paper's setting)
+    evaluate('geval', 'topical_chat', scripted('ja', JUDGES['ja']), limit=12, dimensions=tc, root=runs)
     figs.joinpath('checkeval').mkdir(parents=True)   # a stale row of a run that no longer exists
     figs.joinpath('checkeval', 'correlations.csv').write_text('benchmark,method,variant,judge,dimension,level,statistic,value,ci_low,ci_high,n\n'
                                                              'summeval,checkeval,gone,jz,coherence,sample,spearman,0.9,,,12\n')
@@ -153,3 +155,20 @@ def test_question_weighting_averages_the_four_dimensions_or_none(paper_run):
     have = t[t.value.notna()]
     assert len(have) and (have.note == 'mean of coherence, consistency, fluency, relevance').all() and (have.n <= 12).all()
     assert t[t.value.isna()].note.str.startswith('no value: ').all()
+
+
+def test_paper_setting_runs_lexical_rows_and_alpha_level(paper_run):
+    "Table 16 takes the paper-setting run, not the newest; Table 1 has Topical-Chat's lexical rows; agreement tables name α's level."
+    _, out = paper_run
+    t16 = pd.read_csv(out/'tables/table16_inference_budget.csv')
+    g = t16[(t16.judge == 'ja') & (t16.method == 'G-Eval')]
+    assert len(g) == 1 and g.variant.iloc[0].startswith('prompt_source=upstream')
+    t1 = pd.read_csv(out/'tables/table01_average_correlations.csv')
+    lex = t1[(t1.judge == 'none') & (t1.method == 'rougeL')]
+    assert len(lex) == 1 and lex['topical_chat ρ'].notna().all() and lex['topical_chat n'].iloc[0] == 300
+    assert 'computed here, none quoted' in (out/'tables/table01_average_correlations.md').read_text()
+    t2 = pd.read_csv(out/'tables/table02_iea.csv')
+    assert dict(zip(t2.method, t2['alpha level'])) == {'checkeval': 'nominal', 'geval': 'interval', 'seeval': 'interval'}
+    t23 = pd.read_csv(out/'tables/table23_iea_summeval.csv')
+    assert set(t23[t23.statistic == 'krippendorff_alpha']['alpha level']) == {'nominal', 'interval'}
+    assert 'the paper\'s table and its prompt differ' in (out/'tables/table13_iea_binarised_summeval.md').read_text()

@@ -54,10 +54,16 @@ def test_unreadable_filter_fails_the_build(items, tmp_path):
 def test_answered_share_floor_and_union_label(items):
     dims = [benchmark_info('summeval').dimension('coherence')]
     half = FunctionJudge(lambda r: '\n'.join(f'Q{k}: yes' for k in re.findall(r'^Q(\d+): ', r.messages[-1]['content'], re.M)[:1]), name='h', progress=False)
-    res = run_checkeval(items, half, dims)
+    res = run_checkeval(items, half, dims, min_answered=0.5)
     j = res.judgments[0]
     assert j.n_answered < j.n_questions / 2 and j.score is None and 'min_answered 0.5' in j.meta['no_score']
-    assert run_checkeval(items, half, dims, min_answered=0.0).judgments[0].score == 1.0
+    default = run_checkeval(items, half, dims)      # the released aggregation.py: every item scored
+    assert default.judgments[0].score == 1.0 and default.artifacts['score_rules']['below 0.5 answered'] == len(items)
+    none = FunctionJudge(lambda r: 'I cannot tell.', name='n', progress=False)
+    zero = run_checkeval(items, none, dims)
+    assert zero.judgments[0].score == 0.0 and 'released aggregation.py' in zero.judgments[0].meta['score_rule']
+    assert all(not a.ok for a in zero.answers)      # the answers stay failures with their reasons
+    assert run_checkeval(items, none, dims, unanswered='none').judgments[0].score is None
     assert res.artifacts['settings']['checklist_label'] == 'unfiltered union (23)'
     with pytest.raises(ValueError, match='min_answered'):
         run_checkeval(items, half, dims, min_answered=2)

@@ -27,15 +27,16 @@ def test_checkeval_grouped_yes_no(smollm2, tmp_path):
 
 @pytest.mark.parametrize('method', ['geval', 'likert'])
 def test_rating_baselines(smollm2, tmp_path, method):
-    "G-Eval and Likert: a score on the dimension's scale read from the model's reply (G-Eval also probability-weighted)."
-    res, parsed = run_method(method, 'summeval', smollm2, tmp_path, ['coherence'], limit=2)
+    """G-Eval and Likert in the reply held to the scale's values (`answer='choices'`: Likert's default, G-Eval's weak form,
+    the paper's free reply not being one this model writes): a score on the dimension's scale (G-Eval also probability-weighted)."""
+    res, parsed = run_method(method, 'summeval', smollm2, tmp_path, ['coherence'], limit=2, answer='choices')
     assert all(1.0 <= a.value <= 5.0 and a.meta['answer'] == 'choices' for a in parsed)
     assert all(1.0 <= a.meta['prob_weighted'] <= 5.0 for a in parsed)      # the scale's probabilities at the score token
 
 
 def test_seeval(smollm2, tmp_path):
-    "SEEval: a short self-explanation, then the rating asked after it; the explanation is kept in the answer's reply."
-    res, parsed = run_method('seeval', 'summeval', smollm2, tmp_path, ['coherence'], max_tokens=60)
+    "SEEval's weak form (`answer='choices'`): a short self-explanation, then the rating asked after it; the explanation is kept in the answer's reply."
+    res, parsed = run_method('seeval', 'summeval', smollm2, tmp_path, ['coherence'], max_tokens=60, answer='choices')
     assert all(1.0 <= a.value <= 5.0 and '\nRating: ' in a.raw_text for a in parsed)
 
 

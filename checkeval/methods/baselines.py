@@ -149,12 +149,14 @@ def allowed_score(val, why:str, lo:float, hi:float) -> tuple[float|None, str]:
 def answer_mode(style:str, o:RatingOptions, lo:float, hi:float) -> str:
     """'choices' (the reply is one of the scale's whole numbers, its probabilities over them give the weighted score) or
     'generate' (a free reply, parsed). By default Likert asks for the number only, so its reply is the scale's values;
-    G-Eval's and SEEval's deterministic runs (n=1, temperature 0) read the score token's distribution over the scale, as
-    G-Eval's probability weighting does (SEEval after its generated explanation, see `explained_ratings`), and samples
-    (n>1 or temperature>0) are generated and parsed. A `choices` request keeps the style's token budget (G-Eval: 20, as the
-    paper): a backend that enforces choices replies with one of them, one that cannot writes its reply within that
-    budget, and `allowed_score` keeps only the scale's whole numbers."""
-    mode = o.answer or ('choices' if style == 'likert' or (o.n == 1 and o.temperature == 0) else 'generate')
+    G-Eval and SEEval generate their reply and it is parsed, on every backend, as the CheckEval paper ran them (temperature
+    0, 20 tokens for G-Eval, 500 for SEEval's explanation and rating in one reply): the probability-weighted score is then
+    read at the score token of the generated reply where the judge returns log-probabilities. `answer='choices'` is a named
+    variant: G-Eval's reply held to one of the scale's values, SEEval's rating asked in a second request after its
+    explanation (`explained_ratings`). A `choices` request keeps the style's token budget: a backend that enforces choices
+    replies with one of them, one that cannot writes its reply within that budget, and `allowed_score` keeps only the
+    scale's whole numbers."""
+    mode = o.answer or ('choices' if style == 'likert' else 'generate')
     if mode == 'choices' and not (float(lo).is_integer() and float(hi).is_integer() and 0 < hi - lo <= 10):
         raise DataError(f'answer=choices needs a whole-number scale of at most 11 values, got {_fmt(lo)}-{_fmt(hi)}', field='answer')
     return mode

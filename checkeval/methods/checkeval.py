@@ -26,8 +26,8 @@ __all__ = ['UPSTREAM_EVALUATION_FILE', 'QUESTIONNAIRE_COLUMNS', 'reply_schema', 
            'parse_answers', 'p_yes_from_logprobs', 'item_inputs', 'question_groups',
            'load_upstream_evaluation_template', 'upstream_evaluation_messages', 'checklist_requests',
            'answers_from_responses', 'failure_summary', 'CheckEvalOptions', 'filter_source', 'shared_checklists',
-           'floor_judgments', 'run_checkeval', 'export_questionnaire', 'import_answers', 'failed_questions',
-           'question_stats']
+           'floor_judgments', 'zero_unanswered', 'score_rule_counts', 'run_checkeval', 'export_questionnaire',
+           'import_answers', 'failed_questions', 'question_stats']
 
 # %% ../../nbs/10_checkeval.ipynb #183b2c7f
 _VERDICT = re.compile(r'(?<![\w])(?<!\w-)(yes|no)(?![\w])(?!-\w)', re.I)
@@ -284,7 +284,9 @@ class CheckEvalOptions(MethodOptions):
     filter_form: Literal['list', 'per_question'] = 'list'   # 'per_question': one yes/no keep request per question (weak builders; no redundancy check)
     builder: Optional[str] = None          # judge role: the judge that builds and filters (None: the evaluating judge, said in the run)
     checklist_dir: Optional[str] = None    # where a built/filtered checklist is kept (default <runs>/_checklists)
-    min_answered: float = Field(0.5, ge=0, le=1)   # below this share of questions answered an item has no score
+    min_answered: float = Field(0.0, ge=0, le=1)   # below this share of questions answered an item has no score (0: every item scored, as the released aggregation.py)
+    unanswered: Literal['zero', 'none'] = 'zero'   # an item with no answer read: 'zero' scores it 0 (the released aggregation.py), 'none' leaves it unscored
+    reply: Literal['text', 'json'] = 'text'        # 'text': "Q1: yes" lines for every judge (the released template's form); 'json': one object held to `reply_schema` where the backend enforces schemas
     max_tokens: PositiveInt = 200
     temperature: float = Field(0.0, ge=0)
     seed: Optional[int] = None
@@ -371,15 +373,36 @@ def shared_checklists(benchmark:str, names:Sequence[str], builder, o:CheckEvalOp
     return cls, skipped, prov | {'folder': str(folder), 'reused': False}
 
 # %% ../../nbs/10_checkeval.ipynb #83962f4f
-def floor_judgments(judgments:Sequence[Judgment], min_answered:float=0.5) -> list[Judgment]:
+def floor_judgments(judgments:Sequence[Judgment], min_answered:float=0.5, # the share of questions below which an item has no score
+                    ) -> list[Judgment]:
     "`judgments` with the score removed (and why) where fewer than `min_answered` of the questions were answered."
     out = []
     for j in judgments:
         share = j.n_answered / j.n_questions if j.n_questions else 0.0
-        if j.score is not None and share < min_answered:
+        if share < min_answered:
             j = j.model_copy(update={'score': None, 'meta': {**j.meta, 'no_score': f'answered {j.n_answered}/{j.n_questions} < min_answered {min_answered}'}})
         out.append(j)
     return out
+
+# %% ../../nbs/10_checkeval.ipynb #5c1e0a71
+def zero_unanswered(judgments:Sequence[Judgment], # judgments of a yes-ratio (`yes_ratio_judgments`)
+                   ) -> list[Judgment]:
+    "`judgments` where an item with no answer read scores 0, as the released `aggregation.py` does, the rule said in its `meta`."
+    out = []
+    for j in judgments:
+        if j.score is None and j.n_answered == 0 and 'no_score' not in j.meta:
+            j = j.model_copy(update={'score': 0.0, 'meta': {**j.meta, 'score_rule': f'no answer read (0/{j.n_questions}): 0, as the released aggregation.py'}})
+        out.append(j)
+    return out
+
+# %% ../../nbs/10_checkeval.ipynb #5c1e0a73
+def score_rule_counts(judgments:Sequence[Judgment], # the yes-ratio judgments before any rule
+                      min_answered:float=0.5, # the floor the count is taken at
+                     ) -> dict:
+    "How many items each rule touches: below `min_answered` (the floor leaves them unscored), none read (the released rule scores them 0)."
+    share = [j.n_answered / j.n_questions if j.n_questions else 0.0 for j in judgments]
+    return {'items': len(judgments), f'below {min_answered:g} answered': sum(s < min_answered for s in share),
+            'none answered': sum(j.n_answered == 0 for j in judgments)}
 
 # %% ../../nbs/10_checkeval.ipynb #3059810a
 def _checklist_label(o:CheckEvalOptions, checklists:dict, builder, prov:dict) -> str:
@@ -411,11 +434,15 @@ def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], b
     logprobs = o.logprobs if o.logprobs is not None else (o.granularity == 'question' and bool(getattr(judge, 'supports_logprobs', False)))
     tpl = load_upstream_evaluation_template(benchmark, o.upstream_file) if o.prompt_source == 'upstream' else None
     keyed = checklist_requests(items, checklists, o.granularity, o.max_tokens, o.temperature, o.seed, logprobs, o.template, o.answer == 'choices',
-                               json_schema=bool(getattr(judge, 'supports_json_schema', False)), upstream_template=tpl)
+                               json_schema=o.reply == 'json' and bool(getattr(judge, 'supports_json_schema', False)), upstream_template=tpl)
     answers = answers_from_responses(keyed, judge.generate([r for _, r in keyed], desc=f'checkeval {benchmark}'), judge.name, 'checkeval', 'default')
-    judgments = floor_judgments(yes_ratio_judgments(answers, n_questions={d: len(active_questions(cl)) for d, cl in checklists.items()}), o.min_answered)
+    raw = yes_ratio_judgments(answers, n_questions={d: len(active_questions(cl)) for d, cl in checklists.items()})
+    judgments = floor_judgments(raw, o.min_answered)
+    if o.unanswered == 'zero': judgments = zero_unanswered(judgments)
     artifacts.update({'checklists': {d: checklist_to_dict(cl) for d, cl in checklists.items()},
                       'parse_failures': failure_summary(answers), 'skipped_dimensions': skipped,
+                      'score_rules': score_rule_counts(raw) | {'unscored': sum(j.score is None for j in judgments),
+                                                               'scored 0 (no answer read)': sum('score_rule' in j.meta for j in judgments)},
                       'settings': o.model_dump() | {'logprobs': logprobs, 'checklist_label': _checklist_label(o, checklists, builder or judge, prov),
                                                     'builder': _judge_id(builder or judge) if (o.filter or o.checklist == 'build') else None}})
     return MethodResult(answers=answers, judgments=judgments, artifacts=artifacts)

@@ -20,10 +20,11 @@ from ..judges.types import Constraint, JudgeRequest
 # %% auto #0
 __all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'PAPER_DEFINITIONS', 'CHECKLIST_QUESTION', 'CHECKLIST_MAX_ITEMS',
            'CHECKLIST_SCHEMA', 'PLACEHOLDER_QUESTIONS', 'MODES', 'PAPER_MODE', 'PAPER_LANGUAGE',
-           'PAPER_REFERENCE_FIELD', 'DRY_RUN_COUNTS', 'criterion_definitions', 'summeval_definitions', 'answers_schema',
-           'ReplyError', 'parse_checklist', 'parse_checklist_answers', 'placeholder_checklist', 'placeholder_answers',
-           'checklist_request', 'evaluation_request', 'f1_score', 'check_eval_prompt', 'reference_field_for',
-           'resolve_options', 'KeypointOptions', 'run_keypoint', 'scores_from_judgments']
+           'PAPER_REFERENCE_FIELD', 'DRY_RUN_COUNTS', 'criterion_definitions', 'summeval_definitions',
+           'checklist_schema', 'answers_schema', 'ReplyError', 'parse_checklist', 'parse_checklist_answers',
+           'placeholder_checklist', 'placeholder_answers', 'checklist_request', 'evaluation_request', 'f1_score',
+           'check_eval_prompt', 'reference_field_for', 'resolve_options', 'KeypointOptions', 'run_keypoint',
+           'scores_from_judgments']
 
 # %% ../../nbs/14_keypoint.ipynb #09e4681b
 CRITERIA = {
@@ -77,10 +78,15 @@ def summeval_definitions() -> dict[str, tuple[str, str]]:
 
 # %% ../../nbs/14_keypoint.ipynb #5e8ad5de
 CHECKLIST_QUESTION = r'^[^?\n]+\?$'   # one line ending with its only question mark
-CHECKLIST_MAX_ITEMS = 15              # a bound so that a judge repeating itself under an enforced schema ends its list
-CHECKLIST_SCHEMA = {'type': 'object', 'additionalProperties': False, 'required': ['items'],
-                    'properties': {'items': {'type': 'array', 'minItems': 1, 'maxItems': CHECKLIST_MAX_ITEMS,
-                                             'items': {'type': 'string', 'pattern': CHECKLIST_QUESTION}}}}
+CHECKLIST_MAX_ITEMS = 15              # the list cap of a token-capped run (`max_items`): a judge repeating itself under an enforced schema ends its list
+
+def checklist_schema(max_items:int|None=None, # at most this many questions; None: as many as the judge writes
+                    ) -> dict:
+    "JSON schema of a generation reply: one-line questions, `max_items` at most."
+    arr = {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'pattern': CHECKLIST_QUESTION}} | ({'maxItems': max_items} if max_items else {})
+    return {'type': 'object', 'additionalProperties': False, 'required': ['items'], 'properties': {'items': arr}}
+
+CHECKLIST_SCHEMA = checklist_schema()   # the paper asks for as many key points as necessary: no cap
 
 _VERDICTS = {'en': ('yes', 'no'), 'pt': ('sim', 'não')}
 
@@ -208,7 +214,9 @@ def placeholder_answers(n:int, json_reply:bool, language:str='en') -> str:
 
 # %% ../../nbs/14_keypoint.ipynb #12f4572b
 def checklist_request(judge, criterion:str, text:str|None=None, language:str='en', definitions:dict|None=None,
-                      task:str|None=None, max_tokens:int=1024, temperature:float=0.0):
+                      task:str|None=None, max_tokens:int=1024, temperature:float=0.0,
+                      max_items:int|None=None, # a cap on the list held to the schema (None: as many as the judge writes)
+                     ):
     "The generation request: from `text` (reference/candidate-guided) or, when `text` is None, from the criterion alone."
     name, definition = criterion_definitions(language, definitions)[criterion]
     if text is None:
@@ -217,7 +225,7 @@ def checklist_request(judge, criterion:str, text:str|None=None, language:str='en
     else:
         msgs = render(_template('generate', language), criterion=name, definition=definition, text=text, json_reply=_json_reply(judge))
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
-                        constraint=_schema_constraint(judge, CHECKLIST_SCHEMA),
+                        constraint=_schema_constraint(judge, checklist_schema(max_items)),
                         meta={'method': 'keypoint', 'stage': 'generate',
                               'placeholder': placeholder_checklist(_json_reply(judge), tag=_sha(text or criterion)),
                               **({'per': 'dimension'} if text is None else {})})
@@ -321,6 +329,7 @@ class KeypointOptions(MethodOptions):
     task: str|None = None                             # what a criterion-guided checklist is about
     max_tokens: PositiveInt|None = None               # one cap for both stages (default 1024 to generate, 512 to evaluate)
     answers: Literal['list', 'per_question'] = 'list'  # 'per_question': one constrained yes/no request per checklist item (weak judges)
+    max_items: PositiveInt|None = None                # a cap on each checklist; None: none (the paper), CHECKLIST_MAX_ITEMS when `max_tokens` caps the run
 
     @model_validator(mode='after')
     def _compatible(self):
@@ -351,10 +360,11 @@ def _plan_checklists(items:Sequence[Item], criteria:Sequence[str], directions:Se
     return lists, plan
 
 # %% ../../nbs/14_keypoint.ipynb #65d27f16
-def _generate_checklists(judge, lists:dict, language:str, definitions:dict, task:str|None, max_tokens:int) -> None:
+def _generate_checklists(judge, lists:dict, language:str, definitions:dict, task:str|None, max_tokens:int, max_items:int|None=None) -> None:
     "Stage 1: the judge writes every checklist (one batch); each gets its questions and status, or the reason it has none."
     order = list(lists)
-    reqs = [checklist_request(judge, lists[k]['criterion'], lists[k]['_text'], language, definitions, task=task, max_tokens=max_tokens) for k in order]
+    reqs = [checklist_request(judge, lists[k]['criterion'], lists[k]['_text'], language, definitions, task=task, max_tokens=max_tokens,
+                              max_items=max_items) for k in order]
     resps = judge.generate(reqs, desc='keypoint: checklists') if reqs else []
     for k, r, req in zip(order, resps, reqs):
         cl = lists[k]; text = cl.pop('_text')
@@ -392,7 +402,9 @@ def _evaluate_checklists(judge, items:Sequence[Item], lists:dict, plan:dict, cri
 
 # %% ../../nbs/14_keypoint.ipynb #5399ebc2
 def _direction_answers(cl:dict, r, c:str, dr:str, base:dict) -> tuple[list[Answer], float|None]:
-    "The answers of one item to one checklist, and the share of key points present (None: no checklist or nothing readable)."
+    """The answers of one item to one checklist, and the share of the checklist's key points present: yes over the whole
+    checklist, as the authors' released scores are, an answer that cannot be read counting as not present (and as a failure in
+    `n_failed`); None when there is no checklist or nothing could be read."""
     if cl['status'] != 'ok':
         return [make_answer(cl['_response'], value=None, status=f"no checklist: {cl['status']}", dimension=c, sub_dimension=dr,
                             question_id=f'{dr}:checklist', meta={'checklist_id': cl['id'], 'stage': 'generate'}, **base)], None
@@ -403,13 +415,13 @@ def _direction_answers(cl:dict, r, c:str, dr:str, base:dict) -> tuple[list[Answe
                            meta={'question': q, 'checklist_id': cl['id'], 'stage': 'evaluate', 'answers': 'per_question'}, **base)
                for k, (q, x, (v, why)) in enumerate(zip(cl['questions'], r, vals), 1)]
         got = [a.value for a in out if a.ok]
-        return out, (sum(got)/len(got) if got else None)
+        return out, (sum(got)/len(out) if got else None)
     parsed = parse_checklist_answers(None if r.error else r.text, len(cl['questions']))
     out = [make_answer(r, value=v, status=why if v is None else 'ok', dimension=c, sub_dimension=dr, question_id=f'{dr}:{k}',
                        meta={'question': q, 'checklist_id': cl['id'], 'stage': 'evaluate'}, **base)
            for k, (q, (v, why)) in enumerate(zip(cl['questions'], parsed), 1)]
     vals = [a.value for a in out if a.ok]
-    return out, (sum(vals)/len(vals) if vals else None)
+    return out, (sum(vals)/len(out) if vals else None)
 
 # %% ../../nbs/14_keypoint.ipynb #576b6f75
 def _score_items(items, judge, dimensions, lists, plan, resps, criteria, directions, mode, variant) -> tuple[list, list]:
@@ -440,12 +452,13 @@ def _score_items(items, judge, dimensions, lists, plan, resps, criteria, directi
 # %% ../../nbs/14_keypoint.ipynb #a4930564
 @register_method('keypoint', options=KeypointOptions, weak_forms={'answers': 'per_question'})
 def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], mode:str='auto', criteria=None, language:str='auto',
-                 definitions=None, reference_field:str='auto', task:str|None=None, max_tokens:int|None=None, answers:str='list') -> MethodResult:
+                 definitions=None, reference_field:str='auto', task:str|None=None, max_tokens:int|None=None, answers:str='list',
+                 max_items:int|None=None) -> MethodResult:
     "Check-Eval on `items` with `judge`: checklist generation and evaluation, scores per the `mode` variant."
     items = list(items)
     benchmark = items[0].benchmark if items else ''
     given = dict(mode=mode, criteria=criteria, language=language, definitions=definitions, reference_field=reference_field, task=task,
-                 max_tokens=max_tokens, answers=answers)
+                 max_tokens=max_tokens, answers=answers, max_items=max_items)
     variant = variant_name({k: v for k, v in given.items() if v != KeypointOptions.model_fields[k].default})
     cfg = resolve_options(benchmark, dimensions, mode=mode, criteria=criteria, language=language, definitions=definitions)
     mode, lang, crit = cfg['mode'], cfg['language'], cfg['criteria']
@@ -455,14 +468,15 @@ def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], mo
     used_field = reference_field_for(benchmark, reference_field)   # checks the name; `auto` falls back to the reference without a source
     directions = MODES[mode]
     lists, plan = _plan_checklists(items, crit, directions, reference_field, lang)
-    _generate_checklists(judge, lists, lang, defs, task, max_tokens or 1024)
+    cap = max_items or (CHECKLIST_MAX_ITEMS if max_tokens else None)   # a token-capped run's list must end within its budget
+    _generate_checklists(judge, lists, lang, defs, task, max_tokens or 1024, cap)
     resps = _evaluate_checklists(judge, items, lists, plan, crit, directions, reference_field, lang, defs, max_tokens or 512,
                                  per_question=answers == 'per_question')
     records, judgments = _score_items(items, judge, dimensions, lists, plan, resps, crit, directions, mode, variant)
     for cl in lists.values(): cl.pop('_response', None)
     artifacts = {'checklists': list(lists.values()),
                  'config': {'mode': mode, 'language': lang, 'criteria': crit, 'definitions': defs, 'reference_field': reference_field,
-                            'reference_text': used_field, 'directions': list(directions), 'answers': answers,
+                            'reference_text': used_field, 'directions': list(directions), 'answers': answers, 'max_items': cap,
                             'definitions_source': cfg['definitions_source']}}
     return MethodResult(answers=records, judgments=judgments, artifacts=artifacts)
 
