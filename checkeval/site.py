@@ -190,19 +190,20 @@ def nav_section(rel:str) -> str:
 EXECUTED = ['*tutorial*.ipynb', '1[0-9]_*.ipynb']   # globs on a notebook's path under nbs/: pages shown with their outputs
 _SKIP = re.compile(r'^#\|\s*(notest\b|eval\s*:\s*false)', re.M)
 
-def execution_key(path, lib) -> str:
-    "A hash of notebook `path` and of the modules of package folder `lib` that it imports, directly or through others: what its outputs depend on in this repository."
-    files, graph = module_files(lib), import_graph(lib)
+def execution_key(path, lib, graph:dict|None=None) -> str:
+    """A hash of notebook `path` and of the modules of package folder `lib` that it imports, directly or through others
+    (`graph`: `import_graph(lib)`, computed when not given): what its outputs depend on in this repository."""
+    files, graph = module_files(lib), graph or import_graph(lib)
     h = hashlib.sha256(Path(path).read_bytes())
     for m in sorted(dependencies(graph, [m for m in notebook_imports(path) if m in graph])): h.update(m.encode() + files[m].read_bytes())
     return h.hexdigest()[:20]
 
 # %% ../nbs/32_site.ipynb #780cf769
-def executed_notebook(path, cache, lib, timeout:int=600) -> dict:
+def executed_notebook(path, cache, lib, timeout:int=600, graph:dict|None=None) -> dict:
     """Notebook `path` (a file) as a dict, with the outputs of its cells executed by nbclient in `path`'s folder
-    (cells marked `#| notest` or `#| eval: false` skipped); kept in folder `cache` under `execution_key(path, lib)`."""
+    (cells marked `#| notest` or `#| eval: false` skipped); kept in folder `cache` under `execution_key(path, lib, graph)`."""
     path, cache = Path(path), Path(cache)
-    key = execution_key(path, lib)
+    key = execution_key(path, lib, graph)
     done = cache/f'{path.stem}-{key}.ipynb'
     import nbformat                                                   # reads multi-line strings as strings, as nbconvert needs
     if done.exists(): return nbformat.read(done, as_version=4)
@@ -264,12 +265,12 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None, execute:bool=True
     pages = {n + '.html': n for n in names.values()}
     notebooks = {p.relative_to(proc).as_posix(): n for p, n in names.items()}
     host = str(cfg.doc_host).rstrip('/') + str(cfg.doc_baseurl).rstrip('/') if cfg.get('doc_host') else None
-    docmods, nav, ex = {}, {s: {'': []} for s in [*NAV_GROUPS, INTERNALS]}, markdown_exporter()
+    docmods, nav, ex, graph = {}, {s: {'': []} for s in [*NAV_GROUPS, INTERNALS]}, markdown_exporter(), import_graph(lib)
     for p, nb in loaded.items():
         name, rel = names[p], p.relative_to(proc)
         if (mod := _default_exp(nb)): docmods[f'{cfg.lib_name}.{mod}'] = name
         if execute and (src/rel).exists() and any(fnmatch.fnmatchcase(rel.as_posix(), g) for g in EXECUTED):
-            nb = with_outputs(nb, executed_notebook(src/rel, cache_dir()/'docs', lib))
+            nb = with_outputs(nb, executed_notebook(src/rel, cache_dir()/'docs', lib, graph=graph))
         nb = stage_notebook(nb, link_rewriter(name, pages, host, cfg.get('git_url'), notebooks, rel.as_posix()))
         notebook_page(nb, docs, name, ex)
         title = _text(nb['cells'][0]['source']).splitlines()[0][2:].replace('`', '')   # the nav shows text: code spans vanish

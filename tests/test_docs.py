@@ -97,6 +97,7 @@ def test_nav_is_grouped_for_readers(site):
 def test_method_pages_show_outputs(site):
     "An executed page shows what its examples print (an output block: code without line anchors, after the inputs); a page built from nbdev's processing alone shows inputs only; every executed notebook's result is in the cache."
     from nbdev.config import get_config
+    from checkeval.codegraph import import_graph
     from checkeval.settings import cache_dir
     from checkeval.site import EXECUTED, execution_key
     import fnmatch
@@ -106,10 +107,11 @@ def test_method_pages_show_outputs(site):
     assert outputs and not any('Traceback' in b for b in outputs), len(blocks(METHOD_PAGE))
     assert blocks('grid.html') and not [b for b in blocks('grid.html') if '__codelineno' not in b]   # not executed: inputs only
     cfg = get_config()
+    graph = import_graph(cfg.lib_path)
     for nb in notebooks():
         rel = nb.relative_to(ROOT/'nbs').as_posix()
         if any(fnmatch.fnmatchcase(rel, g) for g in EXECUTED):
-            assert (cache_dir()/'docs'/f'{nb.stem}-{execution_key(nb, cfg.lib_path)}.ipynb').exists(), rel
+            assert (cache_dir()/'docs'/f'{nb.stem}-{execution_key(nb, cfg.lib_path, graph)}.ipynb').exists(), rel
 
 
 class _StdlibLinks(HTMLParser):
