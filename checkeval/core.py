@@ -70,7 +70,7 @@ class Record(BaseModel):
 
     def to_dict(self) -> dict: return self.model_dump(mode='json')
     # pydantic's own serialiser: a run writes one line per answer (millions in a rehearsal), and `json.dumps` of `to_dict`
-    # took 30 us a line against 5 (measured); fields in their declared order, NaN and infinities written as Python writes them
+    # costs several times as much a line; fields in their declared order, NaN and infinities written as Python writes them
     def to_json(self) -> str: return self.model_dump_json()
 
     @classmethod
@@ -240,7 +240,7 @@ try: import orjson as _orjson
 except ImportError: _orjson = None
 
 def _loads(line:str):
-    "One JSON document: orjson's parser where it is installed (about 3x quicker), json's for what orjson refuses (NaN, huge integers, errors)."
+    "One JSON document: orjson's parser where it is installed (quicker), json's for what orjson refuses (NaN, huge integers, errors)."
     if _orjson is not None:
         try: return _orjson.loads(line)
         except _orjson.JSONDecodeError: pass
@@ -268,7 +268,7 @@ def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
 
 # %% ../nbs/00_core.ipynb #759bb229
 def _dumps(obj) -> bytes:
-    "`obj` as JSON bytes: orjson's writer where it is installed (a 4 KB chat request: about 2 us against json's 45, measured), json's for what it refuses (keys that are not strings, huge integers)."
+    "`obj` as JSON bytes: orjson's writer where it is installed (quicker), json's for what it refuses (keys that are not strings, huge integers)."
     if _orjson is not None:
         with contextlib.suppress(TypeError): return _orjson.dumps(obj)
     return json.dumps(obj).encode()

@@ -63,7 +63,7 @@ def merge_paper_rows() -> list[Path]:
 def longest_first(nbs:Sequence[Path], expected:dict|None=None) -> list[Path]:
     """The paper notebooks, longest first (by the seconds their last run took, else by the `expected` seconds {stem: s}, else by
     size), so that the last to start is a short one and the workers finish together: at the rehearsal's full size CheckEval's
-    and SEAL's notebooks take about 4 minutes each, and SEAL's is smaller than InteractEval's, which takes less."""
+    and SEAL's notebooks take the longest, and SEAL's is smaller than InteractEval's, which takes less."""
     def last(nb):
         sp = state_dir()/f'paper__{nb.stem}.json'
         try: return float(json.loads(sp.read_text()).get('seconds') or 0)

@@ -71,7 +71,7 @@ def _parsed_template(path:str, mtime_ns:int, size:int) -> PromptTemplate:
 def _compiled(name:str) -> PromptTemplate:
     """The shared compiled template `name` (not to be changed: `load_template` hands out copies). Its file is looked up at every
     call, so that an edited file is read again: with `os.stat` on the folders' paths, as `find_template` finds it (pathlib's
-    `exists` and `stat` took about 70 us a call, more than a short template's rendering, measured)."""
+    `exists` and `stat` cost more than a short template's rendering)."""
     for d in _dirs(env(ENV_PROMPTS), os.getcwd()):
         p = os.path.join(d, f'{name}.yaml')
         try: st = os.stat(p)

@@ -6,17 +6,19 @@ Docs: https://checkeval.github.io/checkeval/site.html.md"""
 
 # %% ../nbs/32_site.ipynb #c8ace9b2
 from __future__ import annotations
-import contextlib, copy, functools, json, logging, os, posixpath, re, shutil, subprocess, sys, time, tomllib, warnings
+import contextlib, copy, fnmatch, functools, hashlib, json, logging, os, posixpath, re, shutil, subprocess, sys, time, tomllib, warnings
 from pathlib import Path
 from types import SimpleNamespace
 import yaml
+from .codegraph import dependencies, import_graph, module_files, notebook_imports
 from .core import sha256_file
-from .settings import docs_dirs
+from .settings import ENV_PROGRESS, cache_dir, docs_dirs
 
 # %% auto #0
-__all__ = ['FIRST_PAGES', 'split_frontmatter', 'stage_notebook', 'markdown_exporter', 'notebook_page', 'slug', 'page_url',
-           'link_rewriter', 'source_page', 'figures_page', 'stage_docs', 'nav_pages', 'memo_toml', 'process_notebooks',
-           'process_in_child', 'build_docs', 'page_links', 'check_links']
+__all__ = ['NAV_GROUPS', 'INTERNALS', 'SUBSECTIONS', 'EXECUTED', 'split_frontmatter', 'stage_notebook', 'markdown_exporter',
+           'notebook_page', 'slug', 'page_url', 'link_rewriter', 'source_page', 'figures_page', 'nav_section',
+           'execution_key', 'executed_notebook', 'with_outputs', 'stage_docs', 'nav_pages', 'memo_toml',
+           'process_notebooks', 'process_in_child', 'build_docs', 'page_links', 'check_links']
 
 # %% ../nbs/32_site.ipynb #cc00da4d
 _CELL_KEYS = {'markdown': {'cell_type', 'id', 'metadata', 'source', 'attachments'}, 'raw': {'cell_type', 'id', 'metadata', 'source', 'attachments'},
@@ -122,8 +124,8 @@ def link_rewriter(page:str, pages:dict[str, str], host:str|None=None, git_url:st
 # %% ../nbs/32_site.ipynb #509a20ec
 def source_page(mod:Path, root:Path, doc:str|None=None) -> str:
     """A Markdown page showing module file `mod` with numbered, linkable lines, the notebook to edit and its documentation page `doc`.
-    Left out of the search index (front matter): the notebook pages document the same names, and indexing the highlighted code of
-    every module took over half of the site's build (Material's search plugin parses each page's HTML)."""
+    Left out of the search index (front matter): the notebook pages document the same names, and Material's search plugin would
+    otherwise parse the highlighted code of every module."""
     code = Path(mod).read_text()
     m = re.search(r'File to edit: \.\./(nbs/\S+\.ipynb)', code)
     note = f"Exported by `nbdev-export` from `{m.group(1)}`: edit the notebook, not this file." if m else ''
@@ -157,8 +159,6 @@ def figures_page(index_md:str, prefix:str='figures/', figures:list[str]|None=Non
     return '\n'.join(out) + '\n'
 
 # %% ../nbs/32_site.ipynb #ca03d032
-_SECTIONS = {'experiments': 'Experiments', 'paper': 'Papers'}
-
 def _page_name(rel:Path, nb:dict) -> str:
     "Staged page name of processed notebook `rel`: nbdev's HTML name without suffix (`10_checkeval.ipynb` → `checkeval`)."
     from nbdev.config import nbpath2html   # the docs' tools: development dependencies, loaded here
@@ -170,6 +170,69 @@ def _default_exp(nb:dict) -> str|None:
     for c in nb['cells']:
         m = re.search(r'^#\|\s*default_exp\s+(\S+)', _text(c['source']), re.M) if c['cell_type'] == 'code' else None
         if m: return m.group(1)
+
+# %% ../nbs/32_site.ipynb #b08ef527
+NAV_GROUPS = {   # section: globs on a notebook's path under nbs/ (the first section whose globs match takes the page)
+    'Tutorials': ['*tutorial*.ipynb'],
+    'Methods': ['1[0-9]*.ipynb'],
+    'Judges': ['03*.ipynb'],
+    'Meta-evaluation': ['2[0-9]*.ipynb'],
+    'Reproducing the papers': ['30_*.ipynb', '31*.ipynb', '33_*.ipynb', 'paper/*.ipynb', 'experiments/*.ipynb'],
+}
+INTERNALS = 'Internals'
+SUBSECTIONS = {'paper': 'Paper notebooks', 'experiments': 'Run notebooks'}   # folders under nbs/ shown as a group of their own
+
+def nav_section(rel:str) -> str:
+    "The navigation section of the notebook at `rel` (its path under `nbs/`): the first of `NAV_GROUPS` whose globs match, else `INTERNALS`."
+    return next((s for s, globs in NAV_GROUPS.items() if any(fnmatch.fnmatchcase(rel, g) for g in globs)), INTERNALS)
+
+# %% ../nbs/32_site.ipynb #2af3155b
+EXECUTED = ['*tutorial*.ipynb', '1[0-9]_*.ipynb']   # globs on a notebook's path under nbs/: pages shown with their outputs
+_SKIP = re.compile(r'^#\|\s*(notest\b|eval\s*:\s*false)', re.M)
+
+def execution_key(path, lib, graph:dict|None=None) -> str:
+    """A hash of notebook `path` and of the modules of package folder `lib` that it imports, directly or through others
+    (`graph`: `import_graph(lib)`, computed when not given): what its outputs depend on in this repository."""
+    files, graph = module_files(lib), graph or import_graph(lib)
+    h = hashlib.sha256(Path(path).read_bytes())
+    for m in sorted(dependencies(graph, [m for m in notebook_imports(path) if m in graph])): h.update(m.encode() + files[m].read_bytes())
+    return h.hexdigest()[:20]
+
+# %% ../nbs/32_site.ipynb #780cf769
+def executed_notebook(path, cache, lib, timeout:int=600, graph:dict|None=None) -> dict:
+    """Notebook `path` (a file) as a dict, with the outputs of its cells executed by nbclient in `path`'s folder
+    (cells marked `#| notest` or `#| eval: false` skipped); kept in folder `cache` under `execution_key(path, lib, graph)`."""
+    path, cache = Path(path), Path(cache)
+    key = execution_key(path, lib, graph)
+    done = cache/f'{path.stem}-{key}.ipynb'
+    import nbformat                                                   # reads multi-line strings as strings, as nbconvert needs
+    if done.exists(): return nbformat.read(done, as_version=4)
+    from nbclient import NotebookClient                               # the docs' tools: development dependencies, loaded here
+    from nbclient.exceptions import CellExecutionError
+    nb = nbformat.read(path, as_version=4)
+    for c in nb.cells:
+        if c.cell_type == 'code' and _SKIP.search(c.source): c.metadata['tags'] = [*c.metadata.get('tags', []), 'skip-execution']
+    client = NotebookClient(nb, timeout=timeout, kernel_name='python3', extra_arguments=['--log-level=ERROR'],   # 'python3': this
+                            resources={'metadata': {'path': str(path.parent)}})                               # interpreter (jupyter_client)
+    try: client.execute(env={**os.environ, ENV_PROGRESS: '0'})
+    except CellExecutionError as e: raise RuntimeError(f'{path.name} failed while it was executed for its page: {str(e)[-2000:]}') from None
+    for c in nb.cells:
+        if 'skip-execution' in c.metadata.get('tags', []): c.metadata['tags'].remove('skip-execution')
+    cache.mkdir(parents=True, exist_ok=True)
+    for old in cache.glob(f'{path.stem}-*.ipynb'): old.unlink()      # one version per notebook
+    nbformat.write(nb, done)
+    return nbformat.read(done, as_version=4)
+
+# %% ../nbs/32_site.ipynb #9ac97b0d
+def with_outputs(nb:dict, executed:dict) -> dict:
+    """Processed notebook `nb` with the outputs of notebook `executed` (the same notebook, run) copied into its code cells
+    without outputs, matched by cell id; what a cell wrote to stderr (warnings of the libraries, progress bars) is left out."""
+    keep = lambda os_: [o for o in os_ if not (o.get('output_type') == 'stream' and o.get('name') == 'stderr')]
+    outs = {c.get('id'): keep(c.get('outputs') or []) for c in executed['cells'] if c['cell_type'] == 'code'}
+    outs = {k: v for k, v in outs.items() if v}
+    for c in nb['cells']:
+        if c['cell_type'] == 'code' and not c.get('outputs') and c.get('id') in outs: c['outputs'] = outs[c['id']]
+    return nb
 
 # %% ../nbs/32_site.ipynb #5bb5101e
 def _stage_sources(docs:Path, lib:Path, root:Path, docmods:dict[str, str]) -> list:
@@ -184,12 +247,12 @@ def _stage_sources(docs:Path, lib:Path, root:Path, docmods:dict[str, str]) -> li
     return sources
 
 # %% ../nbs/32_site.ipynb #a8f2c880
-FIRST_PAGES = ('tutorial',)   # pages listed first, right after Home (nbs/00_tutorial.ipynb: "Score your own outputs")
-
-def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
-    "Write MkDocs' input into `docs` (default `_docs/`) from the processed notebooks in `proc` (default `_proc/`), the module files, the README, PERFORMANCE.md and figures/; returns the nav."
+def stage_docs(proc=None, docs=None, only:list[str]|None=None, execute:bool=True) -> list:
+    """Write MkDocs' input into `docs` (default `_docs/`) from the processed notebooks in `proc` (default `_proc/`; with
+    `execute`, the `EXECUTED` ones with their outputs, cached in `<cache_dir>/docs/`), the module files, the README,
+    DEVELOPING.md, PERFORMANCE.md and figures/; returns the nav, grouped by `nav_section`."""
     from nbdev.config import get_config
-    cfg = get_config(); root = Path(cfg.config_path); lib = Path(cfg.lib_path)
+    cfg = get_config(); root = Path(cfg.config_path); lib = Path(cfg.lib_path); src = Path(cfg.nbs_path)
     proc = Path(proc or docs_dirs()['proc']); docs = Path(docs or docs_dirs()['docs'])
     docs.mkdir(parents=True, exist_ok=True)
     for p in docs.iterdir(): shutil.rmtree(p) if p.is_dir() else p.unlink()
@@ -202,26 +265,32 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None) -> list:
     pages = {n + '.html': n for n in names.values()}
     notebooks = {p.relative_to(proc).as_posix(): n for p, n in names.items()}
     host = str(cfg.doc_host).rstrip('/') + str(cfg.doc_baseurl).rstrip('/') if cfg.get('doc_host') else None
-    docmods, nav, ex, first = {}, {s: [] for s in ['Library', *_SECTIONS.values()]}, markdown_exporter(), []
+    docmods, nav, ex, graph = {}, {s: {'': []} for s in [*NAV_GROUPS, INTERNALS]}, markdown_exporter(), import_graph(lib)
     for p, nb in loaded.items():
         name, rel = names[p], p.relative_to(proc)
         if (mod := _default_exp(nb)): docmods[f'{cfg.lib_name}.{mod}'] = name
+        if execute and (src/rel).exists() and any(fnmatch.fnmatchcase(rel.as_posix(), g) for g in EXECUTED):
+            nb = with_outputs(nb, executed_notebook(src/rel, cache_dir()/'docs', lib, graph=graph))
         nb = stage_notebook(nb, link_rewriter(name, pages, host, cfg.get('git_url'), notebooks, rel.as_posix()))
         notebook_page(nb, docs, name, ex)
         title = _text(nb['cells'][0]['source']).splitlines()[0][2:].replace('`', '')   # the nav shows text: code spans vanish
-        if name in FIRST_PAGES: first.append({title: f'{name}.md'}); continue   # the tutorial: right after Home
-        nav[_SECTIONS.get(rel.parts[0], 'Library') if len(rel.parts) > 1 else 'Library'].append({title: f'{name}.md'})
+        nav[nav_section(rel.as_posix())].setdefault(SUBSECTIONS.get(rel.parts[0], '') if len(rel.parts) > 1 else '', []).append({title: f'{name}.md'})
     sources = _stage_sources(docs, lib, root, docmods)
     readme = root/'README.md'
     (docs/'index.md').write_text(readme.read_text() if readme.exists() else f'# {cfg.lib_name}\n')
-    perf = [{'Performance': 'PERFORMANCE.md'}] if (root/'PERFORMANCE.md').exists() else []   # the README links to it by that name
-    if perf: shutil.copy(root/'PERFORMANCE.md', docs/'PERFORMANCE.md')
+    extra = {}   # the README links to these pages by their file names
+    for title, f in [('Performance', 'PERFORMANCE.md'), ('Developing', 'DEVELOPING.md')]:
+        if (root/f).exists(): shutil.copy(root/f, docs/f); extra[f] = [{title: f}]
     figs = root/'figures'; index = figs/'INDEX.md'
     if figs.exists(): shutil.copytree(figs, docs/'figures', ignore=shutil.ignore_patterns('INDEX.md'))
     pngs = sorted(p.relative_to(figs).as_posix() for p in figs.rglob('*.png')) if figs.exists() else []
     (docs/'reproduction.md').write_text(figures_page(index.read_text(), 'figures/', pngs) if index.exists() else
                                         '# Tables and figures\n\n`figures/INDEX.md` has not been generated yet: run `make reproduce`.\n')
-    return [{'Home': 'index.md'}, *first, {'Tables and figures': 'reproduction.md'}, *perf, *[{s: v} for s, v in nav.items() if v], {'Module sources': sources}]
+    nav['Reproducing the papers'][''][:0] = [{'Tables and figures': 'reproduction.md'}, *extra.get('PERFORMANCE.md', [])]
+    nav[INTERNALS][''][:0] = extra.get('DEVELOPING.md', [])
+    nav[INTERNALS]['Module sources'] = sources
+    flat = lambda groups: [*groups.pop(''), *[{k: v} for k, v in groups.items() if v]]
+    return [{'Home': 'index.md'}, *[{s: flat(g)} for s, g in nav.items() if any(g.values())]]
 
 # %% ../nbs/32_site.ipynb #0dbc4174
 def nav_pages(nav) -> list[str]:
@@ -297,8 +366,7 @@ def build_docs(out=None, docs=None, only:list[str]|None=None, process:bool=True,
 # %% ../nbs/32_site.ipynb #ab61dca9
 def page_links(path) -> SimpleNamespace:
     """The links (`href` and `src` values, in document order) and the ids of the HTML page at `path`, read by lxml's HTML
-    parser (libxml2, about five times quicker than the standard library's `html.parser` for the same lists; PERFORMANCE.md
-    has the times); text inside code is text, not an attribute."""
+    parser (libxml2, quicker than the standard library's `html.parser` for the same lists); text inside code is text, not an attribute."""
     from lxml import etree                                            # the docs' tools: development dependencies, loaded here
     urls, ids = [], set()
     root = etree.fromstring(Path(path).read_bytes() or b'<html/>', etree.HTMLParser(encoding='utf-8'))

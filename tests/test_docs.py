@@ -3,7 +3,10 @@ as `make docs` does: a page that fails to render fails here), check every page a
 pages render from the file system, and, with the site served on localhost (the search index is loaded by a web worker, which
 file:// pages may not start), a figure of figures/ loads and typing into the search box finds a page.
 
-The build uses nbdev's processing cache (`_proc/`), as `make docs` does, and executes no notebook. Without `chromium` the browser tests are skipped (said in the skip reason); the build and link checks still run."""
+The build uses nbdev's processing cache (`_proc/`), as `make docs` does, and executes the tutorial and method notebooks
+(`checkeval.site.EXECUTED`) for their pages, cached in `<CHECKEVAL_CACHE>/cache/docs/` by each notebook's and its modules' contents (a
+rebuild without changes executes nothing). Without `chromium` the browser tests are skipped (said in the skip reason); the
+build and link checks still run."""
 import asyncio, functools, http.server, json, re, shutil, subprocess, threading, time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -72,6 +75,43 @@ def test_nav_titles_are_distinct(site):
     assert len(titles) > 100 and titles['judges_hf.html'] == 'Judges: the hf backend', titles
     pages = [t for h, t in titles.items() if not h.startswith('source/')]
     assert len(pages) == len(set(pages)), sorted(t for t in pages if pages.count(t) > 1)
+
+
+def test_nav_is_grouped_for_readers(site):
+    "The navigation's sections, in a reader's order: what the project does first (tutorials, methods), how it is built last."
+    out, _ = site
+    html = (out/'index.html').read_text()
+    labels = [re.sub(r'<[^>]+>|\s+', ' ', l).strip() for l in re.findall(r'<label class="md-nav__link"[^>]*>(.*?)</label>', html, re.S)]
+    order = ['Tutorials', 'Methods', 'Judges', 'Meta-evaluation', 'Reproducing the papers', 'Internals']
+    present = [l for l in labels if l in order]
+    assert present == [s for s in order if s in present] and set(order) - {'Tutorials'} <= set(present), labels
+    def section(name):   # the pages linked between a top-level section's label and the next top-level label
+        m = re.search(r'<label class="md-nav__link"[^>]*id="__nav_\d+_label"[^>]*>(?:(?!</label>).)*?' + re.escape(name), html, re.S)
+        rest = html[m.end():]
+        nxt = re.search(r'id="__nav_\d+_label"', rest)
+        return re.findall(r'href="([^"#]+\.html)"', rest[:nxt.start()] if nxt else rest)
+    assert 'judges_hf.html' in section('Judges') and METHOD_PAGE in section('Methods') and 'core.html' in section('Internals')
+    assert 'judges_hf.html' not in section('Methods')
+
+
+def test_method_pages_show_outputs(site):
+    "An executed page shows what its examples print (an output block: code without line anchors, after the inputs); a page built from nbdev's processing alone shows inputs only; every executed notebook's result is in the cache."
+    from nbdev.config import get_config
+    from checkeval.codegraph import import_graph
+    from checkeval.settings import cache_dir
+    from checkeval.site import EXECUTED, execution_key
+    import fnmatch
+    out, _ = site
+    blocks = lambda page: re.findall(r'<div class="highlight"><pre><span></span><code>(.*?)</code></pre></div>', (out/page).read_text(), re.S)
+    outputs = [b for b in blocks(METHOD_PAGE) if '__codelineno' not in b]
+    assert outputs and not any('Traceback' in b for b in outputs), len(blocks(METHOD_PAGE))
+    assert blocks('grid.html') and not [b for b in blocks('grid.html') if '__codelineno' not in b]   # not executed: inputs only
+    cfg = get_config()
+    graph = import_graph(cfg.lib_path)
+    for nb in notebooks():
+        rel = nb.relative_to(ROOT/'nbs').as_posix()
+        if any(fnmatch.fnmatchcase(rel, g) for g in EXECUTED):
+            assert (cache_dir()/'docs'/f'{nb.stem}-{execution_key(nb, cfg.lib_path, graph)}.ipynb').exists(), rel
 
 
 class _StdlibLinks(HTMLParser):

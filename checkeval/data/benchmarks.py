@@ -308,7 +308,7 @@ def benchmark_files(name:str) -> dict[str, str]:
 # %% ../../nbs/01a_data_benchmarks.ipynb #78ce65ae
 def own_copy(it:Item, **update) -> Item:
     """A copy of `it` that shares nothing mutable with it: new containers of its strings and numbers, its `meta` deep-copied
-    (equal to pydantic's deep copy, in half the time: that one walks every field through `copy.deepcopy`); `update` replaces fields."""
+    (equal to pydantic's deep copy, which is slower: it walks every field through `copy.deepcopy`); `update` replaces fields."""
     return it.model_copy(update={'references': list(it.references), 'scores': dict(it.scores), 'meta': deepcopy(it.meta), **update})
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #a74b0b3e

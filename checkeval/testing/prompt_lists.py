@@ -100,7 +100,7 @@ _TAILS = DigestMemo(1 << 18)
 
 def tail_facts(tail:str) -> dict:
     """What the end of a prompt (its last 1,500 characters) asks for, as `answer` reads it. Every judge of a grid sends the same
-    prompts, so the searches run once per prompt text (they were two thirds of a remembered prompt's reply, 0.37 ms, measured),
+    prompts, so the searches run once per prompt text (they were most of a remembered prompt's reply time),
     remembered for up to 262,144 texts: a SummEval CheckEval point asks 23,190 different ones, which a least-recently-used
     cache of 16,384 dropped before the next judge sent them again (a fifth of the server's time)."""
     return _TAILS(tail, _tail_facts, tail)
