@@ -17,7 +17,7 @@ from .settings import UserError
 
 # %% auto #0
 __all__ = ['DEFAULT_SCALE', 'CriterionError', 'parse_criterion', 'criterion', 'load_criteria', 'benchmark_dimensions',
-           'own_criteria', 'require_definitions', 'run_dimensions']
+           'own_criteria', 'require_definitions', 'run_dimensions', 'criteria_param', 'notebook_dimensions']
 
 # %% ../nbs/04c_criteria.ipynb #3904ac10
 class CriterionError(UserError, ValueError):
@@ -108,3 +108,20 @@ def run_dimensions(dimensions:Sequence[str]|None=None, criteria:Sequence[str]|No
     if twice: raise CriterionError(f'criterion {twice[0]!r} is given twice (--dimensions, --criterion or --criteria): name it once')
     out = [*(dimensions or []), *own]
     return (out or None), lists
+
+# %% ../nbs/04c_criteria.ipynb #7ffa5e4b
+def criteria_param(criteria) -> list[Dimension]:
+    "Criteria from a notebook parameter: `NAME=definition`, a criteria file's path, a list of those, or a mapping name → definition | {definition, scale}."
+    if criteria is None: return []
+    if isinstance(criteria, dict):
+        return [criterion(k, v.get('definition'), v.get('scale')) if isinstance(v, dict) else criterion(k, v) for k, v in criteria.items()]
+    if isinstance(criteria, str):
+        if '=' not in criteria and Path(criteria).expanduser().is_file(): return load_criteria(Path(criteria).expanduser())[0]
+        return [parse_criterion(criteria)]
+    if isinstance(criteria, (list, tuple)): return [d for c in criteria for d in criteria_param(c)]
+    raise CriterionError(f'criteria: expected NAME=definition, a criteria file, a list or a mapping, not {type(criteria).__name__}')
+
+def notebook_dimensions(dimensions=None, criteria=None) -> list|None:
+    "The `dimensions` argument of `evaluate` from a notebook's `dimensions` (a name or names) and `criteria` parameters."
+    names = [dimensions] if isinstance(dimensions, str) else list(dimensions or [])
+    return run_dimensions(names, None, None)[0] if not criteria else [*names, *criteria_param(criteria)] or None
