@@ -182,7 +182,7 @@ def test_cli_criterion_on_benchmark_items(cli_env):
 
 def test_cli_criteria_file_and_checklist(cli_env, tmp_path):
     (tmp_path/'clarity.txt').write_text('Are the words plain?\nIs every name explained?\n')
-    (tmp_path/'criteria.yaml').write_text(f'- name: clarity\n  definition: {DEFINITION}\n  checklist: clarity.txt\n')
+    (tmp_path/'criteria.yaml').write_text(f'- name: clarity\n  definition: "{DEFINITION}"\n  checklist: clarity.txt\n')
     out = run_cli(['evaluate', '--method', 'checkeval', '--benchmark', 'summeval', '--judge', 'tiny', '--limit', '1',
                    '--criteria', str(tmp_path/'criteria.yaml'), '-o', 'granularity=question', '-o', 'answer=choices'], cli_env)
     answers, *_ = read_run(out['run'])
