@@ -439,7 +439,7 @@ def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], 
     if creator is None and not (o.checklists or o.export): creator = judge   # plumbing judges only (check_creator)
     if creator is not None and not o.checklists: artifacts['creator'] = creator_record(creator, judge)
     resp_items, instances, preloaded, labels = rocketeval_responses(items, judge, o, benchmark, artifacts)
-    instances = criterion_instances(instances, dim, benchmark)   # a user's criterion: each checklist written for it
+    instances = criterion_instances(instances, dimensions[0] if dimensions else None, benchmark)   # a user's criterion: each checklist written for it
     checklists = rocketeval_checklists(instances, creator, o, dim, benchmark, artifacts, preloaded)
     answers = grade_items(resp_items, checklists, judge, dim.name, variant, o.normalized, o.independent, o.constrain,
                           o.top_logprobs, o.prompt_source, p_yes=o.p_yes)

@@ -14,11 +14,11 @@ from ..criteria import CriterionError, own_criteria
 __all__ = ['criterion_instances']
 
 # %% ../../nbs/12d_rocketeval_criteria.ipynb #c6b7e94e
-def criterion_instances(instances:Mapping[str, dict], dim:Dimension, benchmark:str|None) -> dict[str, dict]:
-    "`instances` with the user's criterion (`dim`, when it is not the benchmark's own) for the creator; an instance without a query is refused."
+def criterion_instances(instances:Mapping[str, dict], dim:Dimension|None, benchmark:str|None) -> dict[str, dict]:
+    "`instances` with the user's criterion (the run's `dim`, when it is not the benchmark's own; None: none named) for the creator; an instance without a query is refused."
     empty = [i for i, ins in instances.items() if not (ins.get('query') or '').strip()]
     if empty:
         raise CriterionError(f'rocketeval writes each checklist from the query the output answers: instance {empty[0]!r} has none '
                              '(give the items a source: the instruction or question)')
-    if not own_criteria(benchmark, [dim]) or not dim.definition: return dict(instances)   # no definition: the paper's overall checklist
+    if dim is None or not own_criteria(benchmark, [dim]) or not dim.definition: return dict(instances)   # no definition: the paper's overall checklist
     return {i: {**ins, 'criterion': {'name': dim.name, 'definition': dim.definition}} for i, ins in instances.items()}
