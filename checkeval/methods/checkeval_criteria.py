@@ -77,7 +77,9 @@ def user_checklist_file(checklist:str|None, dimension:str, n_dimensions:int=1) -
     if p.suffix.lower() in ('.yaml', '.yml') and p.is_file():
         raw = load_yaml(p.read_text(encoding='utf-8'))
         if isinstance(raw, dict) and 'sub_dimensions' in raw and raw.get('dimension') not in (None, dimension): return None
-    return p if n_dimensions == 1 or p.suffix.lower() in ('.yaml', '.yml') else None
+    if n_dimensions > 1 and p.suffix.lower() not in ('.yaml', '.yml'):
+        raise CriterionError(f'one question list for {n_dimensions} dimensions: name each one\'s file, --checklist {dimension}={p},OTHER=FILE')
+    return p
 
 # %% ../../nbs/10b_checkeval_criteria.ipynb #bb0919cf
 RELEASED = ('summeval', 'topical_chat')   # the benchmarks CheckEval released checklists for
@@ -85,10 +87,10 @@ RELEASED = ('summeval', 'topical_chat')   # the benchmarks CheckEval released ch
 def criterion_dimensions(benchmark:str|None, dimensions:Sequence, checklist:str='upstream') -> list[Dimension]:
     "The dimensions of a run whose checklist is built from the definition or read from the user's file (`checklist` option)."
     dims = [d for d in dimensions if isinstance(d, Dimension)]
-    if any(user_checklist_file(checklist, d.name, len(dims)) for d in dims): return dims
-    if checklist not in ('upstream', 'build'): return []
-    if CHECKLIST_FROM.get(benchmark, benchmark) not in RELEASED: return dims
-    return own_criteria(benchmark, dims)
+    files = [d for d in dims if user_checklist_file(checklist, d.name, len(dims))]
+    if checklist in ('upstream', 'build'): rest = dims if CHECKLIST_FROM.get(benchmark, benchmark) not in RELEASED else own_criteria(benchmark, dims)
+    else: rest = own_criteria(benchmark, dims) if files else []   # beside the user's files, the other criteria are built
+    return [d for d in dims if d in files or d in rest]
 
 # %% ../../nbs/10b_checkeval_criteria.ipynb #1332b8e7
 SEED_SCHEMA = {'type': 'object', 'required': ['sub_dimensions'], 'additionalProperties': False, 'properties': {'sub_dimensions': {
