@@ -217,7 +217,8 @@ needs_input = pytest.mark.skipif(not _has_input(), reason='checkeval evaluate --
 def test_cli_every_method_on_a_users_file(cli_env, tmp_path, method):
     f = tmp_path/'outputs.jsonl'
     f.write_text(''.join(json.dumps({'id': it.item_id, 'source': it.source, 'output': it.output}) + '\n' for it in make_items(2)))
-    extra = ['-o', 'creator=tiny'] if method == 'rocketeval' else []
+    (tmp_path/'clarity.txt').write_text('Are the words plain?\nIs every name explained?\n')
+    extra = {'rocketeval': ['-o', 'creator=tiny'], 'checkeval': ['--checklist', str(tmp_path/'clarity.txt')]}.get(method, [])   # tiny writes no checklist
     r = checkeval_cli(['evaluate', '--method', method, '--input', str(f), '--judge', 'tiny', '--criterion', f'clarity={DEFINITION}', *extra], cli_env)
     assert r.returncode in (0, 1) and 'Traceback' not in r.stderr, r.stderr[-2000:]      # tiny's replies may not parse (exit 1), never a crash
     if r.returncode == 0: assert '/summeval/' not in r.stdout
@@ -229,3 +230,12 @@ def test_cli_empty_criterion_on_a_users_file(cli_env, tmp_path):
     f.write_text(''.join(json.dumps({'id': it.item_id, 'source': it.source, 'output': it.output}) + '\n' for it in make_items(1)))
     r = checkeval_cli(['evaluate', '--method', 'geval', '--input', str(f), '--judge', 'tiny', '--criterion', 'clarity='], cli_env)
     assert r.returncode == 2 and 'empty definition' in r.stderr and 'Traceback' not in r.stderr, r.stderr[-2000:]
+
+
+@needs_input
+def test_cli_checkeval_builder_too_weak_is_one_line(cli_env, tmp_path):
+    "tiny (plumbing only) writes no seed questions: the build stops in one line naming -o builder= and --checklist."
+    f = tmp_path/'outputs.jsonl'
+    f.write_text(''.join(json.dumps({'id': it.item_id, 'source': it.source, 'output': it.output}) + '\n' for it in make_items(1)))
+    r = checkeval_cli(['evaluate', '--method', 'checkeval', '--input', str(f), '--judge', 'tiny', '--criterion', f'clarity={DEFINITION}'], cli_env)
+    assert r.returncode == 2 and 'seed reply of tiny' in r.stderr and '--checklist FILE' in r.stderr and 'Traceback' not in r.stderr, r.stderr[-2000:]
