@@ -18,14 +18,16 @@ from .methods.checkeval_checklists import build_main
 from .runs import check_options, evaluate, list_methods, method_spec, sample_kind
 from .data.inputs import input_dimensions, input_name, read_input
 from .results import format_report, newest_run, run_report, write_metaeval
+from .criteria import CriterionError, run_dimensions
 
 # %% auto #0
-__all__ = ['HEAVY_COMMANDS', 'DEFAULT_MAX_FAILURE_RATE', 'command_module', 'UsageError', 'error_line', 'method_names',
-           'benchmark_names', 'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json', 'cmd_data',
-           'defects_line', 'cmd_settings', 'confirm_paid', 'run_outcome', 'weak_form_hint', 'evaluate_data',
-           'evaluate_dimensions', 'print_report', 'cmd_evaluate', 'cmd_reproduce', 'cmd_build_checklists',
-           'cmd_rehearse', 'positive_int', 'sample_arg', 'failure_rate', 'Parser', 'add_rehearse_parser',
-           'add_input_arguments', 'cmd_show', 'add_show_parser', 'build_parser', 'main']
+__all__ = ['HEAVY_COMMANDS', 'DEFAULT_MAX_FAILURE_RATE', 'CHECKLIST_OPTION', 'command_module', 'UsageError', 'error_line',
+           'method_names', 'benchmark_names', 'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json',
+           'cmd_data', 'defects_line', 'cmd_settings', 'confirm_paid', 'run_outcome', 'weak_form_hint',
+           'add_criteria_arguments', 'criteria_dimensions', 'evaluate_data', 'evaluate_dimensions', 'print_report',
+           'cmd_evaluate', 'cmd_reproduce', 'cmd_build_checklists', 'cmd_rehearse', 'positive_int', 'sample_arg',
+           'failure_rate', 'Parser', 'add_rehearse_parser', 'add_input_arguments', 'cmd_show', 'add_show_parser',
+           'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #264cfa62
 HEAVY_COMMANDS = {'reproduce': 'checkeval.reproduce', 'rehearse': 'checkeval.rehearse'}   # command: the module it runs
@@ -203,6 +205,30 @@ def weak_form_hint(method:str, options:dict, summary:dict) -> str|None:
     return ('checkeval: hint: most replies could not be read; a judge too weak to write the list can be asked one question per request: '
             + ' '.join(f'--option {k}={v}' for k, v in form.items()))
 
+# %% ../nbs/90_cli.ipynb #c6f64707
+CHECKLIST_OPTION = {'checkeval': 'checklist', 'interacteval': 'checklist_source'}   # the option a --checklist file becomes
+
+def add_criteria_arguments(e) -> None:
+    "`--criterion`, `--criteria` and `--checklist` on the `evaluate` parser `e`."
+    e.add_argument('--criterion', action='append', metavar='NAME="DEFINITION"',
+                   help='a criterion of your own (repeatable); NAME(1-10)=... gives its scale (rating methods: 1-5 otherwise)')
+    e.add_argument('--criteria', metavar='FILE', help='a YAML file of criteria: name, definition, scale, checklist (optional)')
+    e.add_argument('--checklist', metavar='FILE', help='your own questions, one per line (CheckEval, InteractEval); NAME=FILE,NAME=FILE for several')
+
+# %% ../nbs/90_cli.ipynb #180c7c24
+def criteria_dimensions(args, options:dict) -> list|None:
+    "The run's dimensions from `--dimensions`, `--criterion` and `--criteria`; `--checklist` files put into `options` (changed in place)."
+    dims, lists = run_dimensions(args.dimensions, getattr(args, 'criterion', None), getattr(args, 'criteria', None))
+    given = getattr(args, 'checklist', None)
+    if given and lists: raise CriterionError('--checklist and the checklist files of --criteria both name questions: keep one of the two')
+    value = given or (','.join(f'{k}={v}' for k, v in lists.items()) if lists else None)
+    if value is None: return dims
+    key = CHECKLIST_OPTION.get(args.method)
+    if key is None: raise CriterionError(f"--checklist is for {' and '.join(CHECKLIST_OPTION)}; {args.method} writes its own checklist")
+    if key in options: raise CriterionError(f'--checklist and --option {key}=... both name the checklist: keep one of the two')
+    options[key] = value
+    return dims
+
 # %% ../nbs/90_cli.ipynb #926a3c96
 def evaluate_data(args):
     """The data a command line names: (name runs are filed under, items or None, the `InputData` or None). `--benchmark B`:
@@ -236,10 +262,11 @@ def cmd_evaluate(args) -> int:
     "`checkeval evaluate`: check the names, read the data, confirm a paid judge, run, print the report and the summary."
     check_name('method', args.method, method_names())
     check_name('judge', args.judge, judge_names())
-    name, items, found = evaluate_data(args)
-    dims = evaluate_dimensions(args, found)
     opts = _parse_options(args.option)
     check_no_secrets(opts, 'method options')   # a secret typed as an option is said to be one, before any other check
+    args.dimensions = criteria_dimensions(args, opts)   # --criterion, --criteria, --checklist
+    name, items, found = evaluate_data(args)
+    dims = evaluate_dimensions(args, found)
     check_options(opts, args.method)
     confirm_paid(args, opts, name, items, dims)
     info, result = evaluate(args.method, name, args.judge, limit=args.limit, dimensions=dims, items=items,
@@ -386,6 +413,7 @@ def _add_evaluate_parser(sub):
     e.add_argument('--yes', action='store_true', help='do not ask before running a judge that has a price')
     e.add_argument('--max-failure-rate', type=failure_rate, default=DEFAULT_MAX_FAILURE_RATE,
                    help=f'exit 1 when a larger share of requests fails (default {DEFAULT_MAX_FAILURE_RATE:g}; replies that do not parse are not failures)')
+    add_criteria_arguments(e)
     e.set_defaults(fn=cmd_evaluate)
     return e
 

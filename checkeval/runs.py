@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .settings import UnknownName, UserError, runs_dir
 from .core import Answer, DataError, Dimension, Item, Judgment, read_jsonl, sha256_file, write_jsonl, to_frame
 from .data import benchmark_files, benchmark_info, load_benchmark, own_copy
+from .criteria import own_criteria
 from .judges import get_judge
 from .judges.types import check_no_secrets
 from .results import METAEVAL_FILE, write_scores
@@ -276,8 +277,10 @@ def run_key(method:str, benchmark:str, judge, options:dict|None, dimensions:Sequ
     name, model = _judge_identity(judge)
     data = data_checksums(benchmark)
     sel = [it.item_id for it in items] if data else [it.to_dict() for it in items]
-    return canonical_hash({'method': method, 'benchmark': benchmark, 'judge': name, 'model': model, 'options': options or {},
-                           'dimensions': [getattr(d, 'name', d) for d in dimensions], 'data': data, 'items': canonical_hash(sel)})
+    key = {'method': method, 'benchmark': benchmark, 'judge': name, 'model': model, 'options': options or {},
+           'dimensions': [getattr(d, 'name', d) for d in dimensions], 'data': data, 'items': canonical_hash(sel)}
+    own = own_criteria(benchmark, dimensions)    # a user's definitions and scales (a benchmark's own dimensions: the key as before)
+    return canonical_hash({**key, 'criteria': [d.to_dict() for d in own]} if own else key)
 
 # %% ../nbs/04_runs.ipynb #fa5dbce0
 @contextmanager
@@ -524,6 +527,8 @@ def evaluate(method:str, benchmark:str, judge, limit:int|None=None, dimensions:S
                 if r.variant != variant: r.variant = variant
             config = {'method': method, 'benchmark': benchmark, 'judge': judge_obj.name, 'limit': limit, 'sample': sample, 'seed': seed,
                       'dimensions': [d.name for d in dims], 'options': options, 'variant': variant, 'item_ids': [it.item_id for it in items]}
+            own = own_criteria(benchmark, dims)
+            if own: config['criteria'] = [d.to_dict() for d in own]     # the user's definitions and scales, in the run's provenance
             if save: save_run(result, path, {**provenance(config, data_checksums(benchmark), judge_obj), 'run_key': key, 'usage': usage,
                                              **({'other_judges_usage': other_usage} if other_usage else {})}, started_ns=started)
     except BaseException:

@@ -15,6 +15,7 @@ from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..data import resolve
 from ..data.upstream import load_checkeval_geval_prompt
 from ..runs import MethodOptions, MethodResult, make_answer, register_method
+from ..criteria import require_definitions
 from ..parsing import token_text
 from .checkeval import _MD, benchmark_task, failure_summary, item_inputs
 from ..prompts import render
@@ -216,6 +217,7 @@ def rating_judgments(answers:Sequence[Answer], score:str='mean') -> list[Judgmen
 def run_rating(style:str, items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
     "One rating method (`style` in geval, seeval, likert) with the options of `RatingOptions`."
     o = RatingOptions.model_validate(options, strict=False)
+    if o.prompt_source == 'project': require_definitions(dimensions, style)   # the definition is the prompt's criterion
     if o.prompt_source == 'upstream' and UPSTREAM_PROMPTS[style] is None:
         raise DataError(f"no released prompts for {style} in the data mirror (SEEval's were not released with CheckEval); use prompt_source='project'",
                         field='prompt_source')

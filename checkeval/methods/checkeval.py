@@ -18,6 +18,7 @@ from ..parsing import extract_json, normalized_yes, token_text
 from ..data import resolve
 from .checkeval_checklists import *
 from .checkeval_checklists import _MD
+from .checkeval_criteria import criterion_checklists, criterion_dimensions
 from ..prompts import render
 from ..judges.types import JudgeRequest, Constraint
 
@@ -429,6 +430,11 @@ def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], b
         artifacts['construction'] = prov | {'builder_is_evaluator': builder is None or getattr(builder, 'name', None) == judge.name}
     else:
         checklists, skipped = _source_checklists(benchmark, names, o); prov = {}
+    mine = criterion_dimensions(benchmark, dimensions, o.checklist)   # a user's criteria: built from the definition, or the user's question list
+    if mine:
+        own, own_prov = criterion_checklists(benchmark, mine, builder or judge, o.checklist, o.n_min, o.n_max, o.build_max_tokens, o.temperature, o.seed, o.checklist_dir)
+        checklists, skipped = {**checklists, **own}, {d: w for d, w in skipped.items() if d not in own}
+        artifacts['criteria_checklists'] = own_prov | {'builder_is_evaluator': builder is None or getattr(builder, 'name', None) == judge.name}
     checklists = {d: cl for d, cl in checklists.items() if active_questions(cl)}
     if not checklists: raise DataError(f'no checklist for any of the dimensions {names}: ' + '; '.join(f'{k}: {v}' for k,v in skipped.items()))
     logprobs = o.logprobs if o.logprobs is not None else (o.granularity == 'question' and bool(getattr(judge, 'supports_logprobs', False)))

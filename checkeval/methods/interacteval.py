@@ -19,6 +19,8 @@ from .interacteval_build import (CONSTRUCTION_SCHEMAS, CONSTRUCTION_STAGES, SUB_
                                                   construction_schema, fill_prompt, interacteval_prompt, parse_stage, placeholder_reply,
                                                   upstream_think_aloud, _norm, _strings)
 from ..parsing import extract_json
+from ..criteria import benchmark_dimensions, own_criteria
+from .interacteval_criteria import criterion_settings, items_ta_samples
 from ..judges.types import JudgeRequest, Constraint
 
 # %% auto #0
@@ -326,7 +328,8 @@ def _llm_attributes(dims, items, judge, o:dict, rubrics:Sequence[str], art:dict,
     benchmark, asks = (items[0].benchmark if items else ''), []
     for n, (dim, rub) in enumerate(zip(dims, rubrics)):
         samples = (upstream_samples(dim.name) if benchmark == 'summeval' and dim.name in UPSTREAM_DIMENSIONS
-                   else benchmark_ta_samples(benchmark, dim.name, [it.item_id for it in (subs[n] if subs else items)], seed=int(o['sample_seed'])))
+                   else benchmark_ta_samples(benchmark, dim.name, [it.item_id for it in (subs[n] if subs else items)], seed=int(o['sample_seed']))
+                   if dim.name in benchmark_dimensions(benchmark) else items_ta_samples(items, dim.name, seed=int(o['sample_seed'])))   # a user's criterion: the run's items
         art['ta_samples'][dim.name] = [{k: v for k, v in x.items() if k in ('doc_id', 'system_id', 'score')} for x in samples]
         asks.append((dim.name, rub, samples))
     tas = think_aloud_lockstep(_ta_members(o['ta_judges'], judge), asks, task=o['task'], prompt_source=o['prompt_source'], **mt)
@@ -463,7 +466,10 @@ def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension]
     art = {'checklists': {}, 'construction': {}, 'attributes': {}, 'think_aloud': {}, 'ta_samples': {}, 'sample': {}, 'sample_documents': {},
            'config': named}
     dims = list(dimensions)
-    rubs = [_rubric_for(d, rubric) for d in dims]
+    bench = items[0].benchmark if items else None
+    o, own = criterion_settings(bench, dims, o)      # a user's criterion with the released defaults: think-aloud and a built checklist
+    if own: art['config']['criteria'] = own
+    rubs = [d.definition if rubric == 'auto' and d in own_criteria(bench, dims) else _rubric_for(d, rubric) for d in dims]
     subs = [_dimension_sample(items, d, o) for d in dims]
     made = _dimension_checklists(dims, items, judge, o, rubs, art, subs)
     reqs = [_evaluation_requests(d, s, judge, c, r, o) for d, s, (c, _), r in zip(dims, subs, made, rubs)]

@@ -13,6 +13,7 @@ from ..prompts import render
 from pydantic import PositiveInt, model_validator
 from ..data import manifest, resolve
 from ..runs import MethodOptions, MethodResult, OptionError, make_answer, register_method, variant_name
+from ..criteria import own_criteria
 from ..parsing import extract_json
 from ..data.upstream import load_checkeval_questions
 from ..judges.types import Constraint, JudgeRequest
@@ -292,7 +293,8 @@ def _reference_text(item:Item, field:str='auto') -> str:
     if field == 'reference': t = item.reference
     elif field == 'source': t = item.source
     else: raise DataError(f"reference_field must be 'auto', 'reference' or 'source', not {field!r}", field='reference_field')
-    if not t: raise DataError(f'item {item.item_id!r} has no {field} text to compare with', field='reference_field')
+    if not t: raise DataError(f'item {item.item_id!r} has no {field} text to compare with: the reference-guided and F1 forms need one '
+                           '(give the items a reference, or use mode=criterion)', field='reference_field')
     return t
 
 def _as_list(x) -> list[str]|None:
@@ -308,14 +310,15 @@ def resolve_options(benchmark:str, dimensions:Sequence[Dimension], mode='auto', 
     if language == 'auto': language = PAPER_LANGUAGE.get(benchmark, 'en')
     if isinstance(definitions, str): definitions = json.loads(definitions)
     paper = summeval_definitions() if language == 'en' and PAPER_DEFINITIONS.get(benchmark) == 'summeval' else {}
-    defs = criterion_definitions(language, {**paper, **(definitions or {})})
+    mine = {d.name: d.definition for d in own_criteria(benchmark, dimensions) if d.definition}   # a user's criteria: their definitions
+    defs = criterion_definitions(language, {**paper, **mine, **(definitions or {})})
     crit = _as_list(criteria)
     if crit is None:
         dims = [d.name for d in dimensions if d.name in defs]
         crit = dims or list(CRITERIA_ORDER)
     unknown = [c for c in crit if c not in defs]
     if unknown: raise DataError(f"no definition for criteria {unknown}; pass definitions={{...}}", field='criteria')
-    src = {c: 'given' if c in (definitions or {}) else 'SummEval' if c in paper else 'project' for c in crit}
+    src = {c: 'given' if c in (definitions or {}) else 'criterion' if c in mine else 'SummEval' if c in paper else 'project' for c in crit}
     return {'mode': mode, 'language': language, 'criteria': crit, 'definitions': {c: defs[c] for c in crit}, 'definitions_source': src}
 
 # %% ../../nbs/14_keypoint.ipynb #c0b049df

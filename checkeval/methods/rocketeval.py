@@ -12,6 +12,7 @@ import numpy as np
 from pydantic import Field, PositiveInt, ValidationError
 from ..core import Answer, Checklist, Dimension, Item, Judgment
 from ..prompts import render
+from .rocketeval_criteria import criterion_instances
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
 from ..parsing import answer_class, normalized_yes, yes_no_mass
 from .rocketeval_data import (instance_of, parse_checklist, make_checklist, save_checklists, load_checklists,
@@ -36,7 +37,8 @@ def creation_messages(instance:Mapping, min_questions:int=5, max_questions:int=1
                                                        reference_response=instance.get('reference') or '')}]
     if prompt_source != 'own': raise ValueError(f"prompt_source must be 'own' or 'upstream', not {prompt_source!r}")
     return render('rocketeval/create', history=instance.get('history') or '', query=instance['query'],
-                  reference=instance.get('reference') or '', min_questions=min_questions, max_questions=max_questions)
+                  reference=instance.get('reference') or '', min_questions=min_questions, max_questions=max_questions,
+                  criterion=instance.get('criterion'))   # a user's criterion (checkeval.methods.rocketeval_criteria), else none
 
 # %% ../../nbs/12_rocketeval.ipynb #3f398732
 def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|None=None, benchmark:str|None=None,
@@ -437,6 +439,7 @@ def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], 
     if creator is None and not (o.checklists or o.export): creator = judge   # plumbing judges only (check_creator)
     if creator is not None and not o.checklists: artifacts['creator'] = creator_record(creator, judge)
     resp_items, instances, preloaded, labels = rocketeval_responses(items, judge, o, benchmark, artifacts)
+    instances = criterion_instances(instances, dimensions[0] if dimensions else None, benchmark)   # a user's criterion: each checklist written for it
     checklists = rocketeval_checklists(instances, creator, o, dim, benchmark, artifacts, preloaded)
     answers = grade_items(resp_items, checklists, judge, dim.name, variant, o.normalized, o.independent, o.constrain,
                           o.top_logprobs, o.prompt_source, p_yes=o.p_yes)

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError,
 from ..core import Answer, DataError, Dimension, Item, Judgment, load_yaml
 from ..prompts import render
 from ..settings import package_dir
+from ..criteria import benchmark_dimensions, own_criteria
+from .seal_criteria import criterion_instantiation
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
 from .seal_requests import Planned, plan_split, plan_facts, plan_verify, plan_rate, plan_one, _sub_lines
 
@@ -256,11 +258,14 @@ class SealRun:
         allcfg, cfgs, skipped = load_instantiations(self.o.config), {}, []
         for b in sorted({it.benchmark for it in self.items}):
             src = self.o.instantiation or b
-            if src not in allcfg:
+            mine = [d for d in own_criteria(b, dimensions) if d.definition or not benchmark_dimensions(b)] if self.o.instantiation is None else []
+            # (a user's criteria, instantiated from their definitions; a bare name on a catalogued benchmark is not one)
+            if src not in allcfg and not mine:
                 raise DataError(f"SEAL has no instantiation for benchmark {src!r}; configured: {', '.join(allcfg)} "
                                 "(pass instantiation=<configured benchmark> to borrow one, or config=<yaml file>)")
             for d in dimensions:
-                c = allcfg[src].get(d.name)
+                c = allcfg.get(src, {}).get(d.name)
+                if c is None and d in mine and (d.definition or src not in allcfg): c = SealDimension.model_validate(criterion_instantiation(d, self.items))
                 if c is None: skipped.append({'benchmark': b, 'dimension': d.name, 'reason': f'no SEAL instantiation for {src}.{d.name}'})
                 else: cfgs[(b, d.name)] = c
         return cfgs, skipped
