@@ -14,7 +14,7 @@ from ..settings import SettingsError, env
 from .types import JudgeRequest, JudgeResponse, check_no_secrets, request_key
 from .engine import Judge, JudgeUnavailable, register_backend
 from .openai_wire import (CHOICE_MODES, REMOVED_CHOICE_MODES, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, batch_files,
-                                          constraint_fields, preflight, unwrap_choice, usage_fields)
+                                          constraint_fields, check_endpoint, session_ask, unwrap_choice, usage_fields)
 
 # %% auto #0
 __all__ = ['HTTPStatusError', 'classify_error', 'parse_chat_completion', 'aiohttp_available', 'OpenAIJudge', 'submit_batch',
@@ -263,15 +263,35 @@ def _open(self:OpenAIJudge, ep:_Endpoint, key:str):
 @patch
 async def _dispatch(self:OpenAIJudge, keys, pending, done, owner, refresh):
     key, urls = self._api_key(), self.base_urls
-    if self.preflight and not self._checked:   # once per judge object: nothing answers, a refused key, an unknown model
-        await preflight(self, urls, key, timeout=min(self.timeout, 5.))
-        self._checked = True
     self._eps = [_Endpoint(u) for u in urls]
     try:
         for ep in self._eps: self._open(ep, key)
+        if self.preflight and not self._checked:   # once per judge object, over its own connections: nothing answers, a refused key, an unknown model
+            t = min(self.timeout, 5.)
+            for ep in self._eps: await check_endpoint(self, ep.url or 'https://api.openai.com/v1', self._preflight_ask(ep, t), bool(key), t)
+            self._checked = True
         await super(OpenAIJudge, self)._dispatch(keys, pending, done, owner, refresh)
     finally:
         for ep in self._eps: await ep.aclose()
+
+@patch
+def _preflight_ask(self:OpenAIJudge, ep:_Endpoint, timeout:float):
+    "An `ask` for `check_endpoint` over `ep`'s own session or official client: (status, JSON) of one request."
+    if ep.session is not None: return session_ask(ep.session, ep.url or 'https://api.openai.com/v1', timeout)
+    import openai
+    async def ask(method, path, body=None):
+        try:
+            opts = {'timeout': timeout}
+            r = await (ep.client.get(path, cast_to=self._raw_response_type, options=opts) if method == 'GET' else
+                       ep.client.post(path, cast_to=self._raw_response_type, body=body, options=opts))
+            return r.status_code, _loads(r.content)
+        except openai.APIStatusError as e: return e.status_code, e.body
+        except openai.APITimeoutError as e:   # the aiohttp transport reports a refused or untrusted connection as a connect timeout
+            root = _root_cause(e)
+            if isinstance(root, OSError) and not isinstance(root, TimeoutError): raise ConnectionError(str(root)) from None
+            raise TimeoutError() from None
+        except openai.APIConnectionError as e: raise ConnectionError(str(_root_cause(e))) from None
+    return ask
 
 @patch
 def _pick(self:OpenAIJudge) -> _Endpoint:

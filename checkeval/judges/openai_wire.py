@@ -13,7 +13,8 @@ from .strict import strict_form
 
 # %% auto #0
 __all__ = ['CHOICE_MODES', 'REMOVED_CHOICE_MODES', 'ANY_MODEL_OWNERS', 'BATCH_MAX_REQUESTS', 'BATCH_MAX_BYTES', 'choice_schema',
-           'gbnf_choice', 'constraint_fields', 'unwrap_choice', 'usage_fields', 'preflight', 'batch_files']
+           'gbnf_choice', 'constraint_fields', 'unwrap_choice', 'usage_fields', 'session_ask', 'check_endpoint',
+           'preflight', 'batch_files']
 
 # %% ../../nbs/03p_judges_openai_wire.ipynb #5f95e03f
 CHOICE_MODES = ('none', 'structured_outputs', 'json_schema', 'grammar', 'guided_choice_legacy')
@@ -85,26 +86,34 @@ def _where(judge) -> str:
     return f'the environment variable {judge.base_url_env}' if getattr(judge, 'base_url_env', None) else "the judge's base_url in the judges file"
 
 # %% ../../nbs/03p_judges_openai_wire.ipynb #b9fb8714
-async def _probe(session, judge, url:str, headers:dict, timeout:float):
-    "One endpoint's check: (status, JSON or None) of `/models`, else of a 1-token chat request; `JudgeUnavailable` when nothing answers."
-    import aiohttp
-    base = url.rstrip('/')
-    async def ask(method, path, body=None):
-        async with session.request(method, base + path, json=body, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout)) as r:
-            raw = await r.read()
-            try: return r.status, json.loads(raw)
-            except ValueError: return r.status, None
+async def _probe(judge, url:str, ask, timeout:float):
+    """One endpoint's check: (status, JSON or None) of `/models`, else of a 1-token chat request; `JudgeUnavailable` when
+    nothing answers. `ask(method, path, body)` sends one request over the judge's own connections and returns (status, JSON)."""
     try:
-        status, data = await ask('GET', '/models')
+        status, data = await ask('GET', '/models', None)
         if status in (404, 405):
             status, data = await ask('POST', '/chat/completions', {'model': judge.model, 'messages': [{'role': 'user', 'content': 'Say yes.'}],
                                                                    judge.token_param: 1 if not judge.reasoning else 16})
             data = None if status != 404 else data
-    except (aiohttp.ClientConnectionError, OSError) as e:
-        raise JudgeUnavailable(f"judge {judge.name!r}: nothing answers at {url} ({type(e).__name__}); start the server there or set {_where(judge)} to its address") from None
     except TimeoutError:
         raise JudgeUnavailable(f"judge {judge.name!r}: no reply from {url} within {timeout:g} s; check the server, or set {_where(judge)} to one that answers") from None
+    except OSError as e:   # aiohttp's connection errors are OSErrors too
+        if 'certificate verify failed' in str(e).lower():
+            raise JudgeUnavailable(f"judge {judge.name!r}: the certificate of {url} is not trusted here (certificate verify failed); "
+                                   f"trust its CA (SSL_CERT_FILE) or give the server a certificate this machine trusts") from None
+        raise JudgeUnavailable(f"judge {judge.name!r}: nothing answers at {url} ({type(e).__name__}: {str(e)[:80]}); start the server there or set {_where(judge)} to its address") from None
     return status, data
+
+def session_ask(session, url:str, timeout:float, headers:dict|None=None):
+    "An `ask` for `_probe` over an `aiohttp` session."
+    import aiohttp
+    base = url.rstrip('/')
+    async def ask(method, path, body=None):
+        async with session.request(method, base + path, json=body, headers=headers or {}, timeout=aiohttp.ClientTimeout(total=timeout)) as r:
+            raw = await r.read()
+            try: return r.status, json.loads(raw)
+            except ValueError: return r.status, None
+    return ask
 
 # %% ../../nbs/03p_judges_openai_wire.ipynb #fe84f273
 def _verdict(judge, url:str, status:int, data, sent_key:bool):
@@ -117,15 +126,19 @@ def _verdict(judge, url:str, status:int, data, sent_key:bool):
     ids = [str(m.get('id')) for m in models]
     if judge.model not in ids: raise JudgeUnavailable(_models_line(judge, url, ids))
 
-async def preflight(judge, urls:Sequence[str|None], key:str|None, timeout:float=5.) -> None:
-    "Check every endpoint of `judge` once: it answers, accepts the key and serves the model; else `JudgeUnavailable` with one line."
+async def check_endpoint(judge, url:str, ask, key_sent:bool, timeout:float=5.) -> None:
+    "Check one endpoint of `judge` through `ask`: it answers, accepts the key and serves the model; else `JudgeUnavailable` with one line."
+    status, data = await _probe(judge, url, ask, timeout)
+    _verdict(judge, url, status, data, key_sent)
+
+async def preflight(judge, urls:Sequence[str|None], key:str|None, timeout:float=5., ssl=None) -> None:
+    "`check_endpoint` for every one of `urls` over a session of its own (`ssl`: the context to verify servers with)."
     import aiohttp
     headers = {'Authorization': f'Bearer {key}'} if key else {}
-    async with aiohttp.ClientSession() as session:
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=ssl) if ssl is not None else None) as session:
         for u in urls:
             url = u or 'https://api.openai.com/v1'
-            status, data = await _probe(session, judge, url, headers, timeout)
-            _verdict(judge, url, status, data, bool(key))
+            await check_endpoint(judge, url, session_ask(session, url, timeout, headers), bool(key), timeout)
 
 # %% ../../nbs/03p_judges_openai_wire.ipynb #63e57c22
 BATCH_MAX_REQUESTS, BATCH_MAX_BYTES = 50_000, 200_000_000
