@@ -95,3 +95,23 @@ def test_a_judge_at_a_closed_port_fails_fast_with_exit_2_and_no_run_folder(tmp_p
     assert p.returncode == 2, p.stderr[-600:]
     assert 'nothing answers at' in p.stderr and took < 15, (took, p.stderr[-400:])
     assert not any((tmp_path/'runs').rglob('answers.jsonl'))
+
+
+METHOD_OPTIONS = {'rocketeval': {'creator': 'o4-mini'}}
+
+
+@pytest.mark.parametrize('method', ['checkeval', 'geval', 'likert', 'seeval', 'keypoint', 'seal', 'interacteval', 'rocketeval'])
+def test_every_method_with_a_reasoning_model_sends_nothing_openai_refuses(method, tmp_path, monkeypatch):
+    "Each method run with the o4-mini entry against a server holding OpenAI's rules: no request refused, or one line before any request."
+    from checkeval.runs import evaluate
+    with ChatServer(profile='openai', api_key='k', models=['o4-mini-2025-04-16']) as s:
+        monkeypatch.setenv('OPENAI_API_KEY', 'k')
+        make = lambda name: get_judge(name, base_url=s.url, cache=tmp_path/'c.sqlite', progress=False)
+        try: evaluate(method, 'summeval', make('o4-mini'), limit=1, dimensions=['coherence'], root=tmp_path/'runs',
+                      options=METHOD_OPTIONS.get(method, {}), make_judge=make)
+        except UserError as e:
+            assert '\n' not in str(e) and s.stats()['received'] == 0, (str(e), s.stats()['received'])
+            return
+        st = s.stats()
+        assert st['received'] > 0
+        assert not {k: v for k, v in st['faults'].items() if k.startswith('refused')}, st['faults']
