@@ -196,6 +196,7 @@ def weak_form_hint(method:str, options:dict, summary:dict) -> str|None:
     "A hint line when most answers were not parsed and `method` declares a weak-judge form (`register_method(weak_forms=)`) the run did not use."
     form = method_spec(method).weak_forms
     if not form or not summary.get('answers') or summary['parsed'] >= 0.5*summary['answers']: return None
+    if summary.get('answered', summary['answers']) - summary['parsed'] < 0.5*summary['answers']: return None   # not replies unread: failures
     if all(str(options.get(k)) == str(v) for k, v in form.items()): return None
     return ('checkeval: hint: most replies could not be read; a judge too weak to write the list can be asked one question per request: '
             + ' '.join(f'--option {k}={v}' for k, v in form.items()))

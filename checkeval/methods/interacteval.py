@@ -19,7 +19,7 @@ from .interacteval_build import (CONSTRUCTION_SCHEMAS, CONSTRUCTION_STAGES, SUB_
                                                   construction_schema, fill_prompt, interacteval_prompt, parse_stage, placeholder_reply,
                                                   upstream_think_aloud, _norm, _strings)
 from ..parsing import extract_json
-from ..judges.types import JudgeRequest, Constraint
+from ..judges.types import JudgeRequest, Constraint, MAX_TOP_LOGPROBS
 
 # %% auto #0
 __all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'DRY_RUN_COUNTS', 'interacteval_files', 'bullet_lines',
@@ -172,7 +172,7 @@ def evaluation_request(judge, dimension:str, rubric:str, questions:Sequence[str]
                       json_reply=bool(getattr(judge, 'supports_json_schema', False)), one=one)
     else: raise DataError(f"prompt_source must be 'project' or 'upstream', not {prompt_source!r}", field='prompt_source')
     if one: return JudgeRequest(messages=msgs, max_tokens=1, temperature=0.0, constraint=Constraint(choices=['yes', 'no']), logprobs=True,
-                                top_logprobs=5, meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': 1})
+                                top_logprobs=MAX_TOP_LOGPROBS, meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': 1})
     json_reply = bool(getattr(judge, 'supports_json_schema', False))
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, answers_schema('en', len(questions))),
                         meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': len(questions),
