@@ -219,6 +219,7 @@ def cmd_evaluate(args) -> int:
     s = info.summary
     print(json.dumps({'run': str(info.path), 'items': info.n_items, 'answers': info.n_answers, 'failed': info.n_failed,
                       'answered': s['answered'], 'parsed': s['parsed'], 'errors': s['errors'], 'error_reasons': s['error_reasons'],
+                      'p_yes_missing': s.get('p_yes_missing', 0),
                       'usage': info.usage}, default=str, ensure_ascii=False))
     return rc
 
