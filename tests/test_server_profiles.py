@@ -115,3 +115,11 @@ def test_every_method_with_a_reasoning_model_sends_nothing_openai_refuses(method
         st = s.stats()
         assert st['received'] > 0
         assert not {k: v for k, v in st['faults'].items() if k.startswith('refused')}, st['faults']
+
+
+def test_a_server_that_ignores_n_is_asked_the_missing_samples(tmp_path):
+    with ChatServer() as s:    # the plain test server (as the rehearsal judges) answers one choice whatever n says
+        j = get_judge('qwen2.5-7b', base_url=s.url, base_url_env=None, cache=tmp_path/'c.sqlite', progress=False)
+        rs = j.generate([JudgeRequest(messages=[{'role': 'user', 'content': 'Rate it 1-5.'}], max_tokens=4, temperature=1.0, n=5, seed=1)])
+        assert len(rs[0].samples) == 5 and all(x is not None for x in rs[0].samples) and rs[0].error is None
+        assert s.stats()['answered'] == 5

@@ -345,8 +345,12 @@ def _siblings(self:OpenAIJudge, k:str, queue, pending:dict) -> list[str]:
 
 @patch
 async def _acall_samples(self:OpenAIJudge, reqs:list[JudgeRequest], keys:list[str]) -> list[JudgeResponse]:
-    "Samples of one prompt (`reqs`, in sample order) as one request with `n`; one response per sample, the prompt's tokens on the first."
-    return await self._acall(reqs[0], keys[0], n=len(reqs))
+    """Samples of one prompt (`reqs`, in sample order) as one request with `n`; one response per sample, the prompt's tokens on
+    the first. A server that returns fewer choices than asked (it ignores `n`) is asked the missing samples one by one."""
+    out = await self._acall(reqs[0], keys[0], n=len(reqs))
+    for i, r in enumerate(out):
+        if r.error == _MISSING_SAMPLE: out[i] = await self._acall(reqs[i], keys[i])
+    return out
 
 @patch
 async def _acall(self:OpenAIJudge, req:JudgeRequest, key:str|None=None, n:int=1):
@@ -361,8 +365,10 @@ async def _acall(self:OpenAIJudge, req:JudgeRequest, key:str|None=None, n:int=1)
         ep = self._pick(); ep.in_flight += 1; ep.sent += 1
         try:
             data = await self._post(ep, {**kw, **extra}, headers)
+            got = len(data['choices']) if n > 1 else 1
             out = [parse_chat_completion(data, index=i, unwrap=unwrap, latency_s=time.perf_counter() - t0, attempts=attempt + 1,
-                                         cache_key=key if i == 0 else None) for i in range(n)]
+                                         cache_key=key if i == 0 else None) if i < got else JudgeResponse(error=_MISSING_SAMPLE)
+                   for i in range(n)]
             return out[0] if n == 1 else _share_usage(out, data)
         except Exception as e:
             stop = self._stops_run(e, attempt)
@@ -375,10 +381,12 @@ async def _acall(self:OpenAIJudge, req:JudgeRequest, key:str|None=None, n:int=1)
             await asyncio.sleep(delay * random.uniform(1.0, 1.25) if after is not None else delay * random.uniform(0.5, 1.5))
     return fail(f'{reason} (gave up after {self.max_retries + 1} attempts)', self.max_retries + 1)
 
+_MISSING_SAMPLE = 'no such choice in the reply (the server ignored n)'
+
 def _share_usage(out:list[JudgeResponse], data:dict) -> list[JudgeResponse]:
     "The completion tokens of an `n`-sample reply shared over its samples (the prompt's on the first); a failed sample keeps its error."
-    ct = (data.get('usage') or {}).get('completion_tokens') or 0
-    each = [ct // len(out) + (i < ct % len(out)) for i in range(len(out))]
+    ct, got = (data.get('usage') or {}).get('completion_tokens') or 0, max(1, sum(r.error != _MISSING_SAMPLE for r in out))
+    each = [ct // got + (i < ct % got) for i in range(len(out))]
     return [r.model_copy(update={'completion_tokens': c}) if r.ok else r for r, c in zip(out, each)]
 
 # %% ../../nbs/03f_judges_openai.ipynb #a0b360aa
