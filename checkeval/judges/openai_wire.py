@@ -101,7 +101,9 @@ async def _probe(judge, url:str, ask, timeout:float):
         if 'certificate verify failed' in str(e).lower():
             raise JudgeUnavailable(f"judge {judge.name!r}: the certificate of {url} is not trusted here (certificate verify failed); "
                                    f"trust its CA (SSL_CERT_FILE) or give the server a certificate this machine trusts") from None
-        raise JudgeUnavailable(f"judge {judge.name!r}: nothing answers at {url} ({type(e).__name__}: {str(e)[:80]}); start the server there or set {_where(judge)} to its address") from None
+        refused = isinstance(e, ConnectionRefusedError) or isinstance(getattr(e, 'os_error', None), ConnectionRefusedError) or 'refused' in str(e)
+        why = 'connection refused' if refused else f'{type(e).__name__}: {str(e)[:80]}'
+        raise JudgeUnavailable(f"judge {judge.name!r}: nothing answers at {url} ({why}); start the server there or set {_where(judge)} to its address") from None
     return status, data
 
 def session_ask(session, url:str, timeout:float, headers:dict|None=None):
