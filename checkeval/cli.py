@@ -201,6 +201,7 @@ def weak_form_hint(method:str, options:dict, summary:dict) -> str|None:
     "A hint line when most answers were not parsed and `method` declares a weak-judge form (`register_method(weak_forms=)`) the run did not use."
     form = method_spec(method).weak_forms
     if not form or not summary.get('answers') or summary['parsed'] >= 0.5*summary['answers']: return None
+    if summary.get('answered', summary['answers']) - summary['parsed'] < 0.5*summary['answers']: return None   # not replies unread: failures
     if all(str(options.get(k)) == str(v) for k, v in form.items()): return None
     return ('checkeval: hint: most replies could not be read; a judge too weak to write the list can be asked one question per request: '
             + ' '.join(f'--option {k}={v}' for k, v in form.items()))
@@ -279,6 +280,7 @@ def cmd_evaluate(args) -> int:
     s = info.summary
     print(json.dumps({'run': str(info.path), 'items': info.n_items, 'answers': info.n_answers, 'failed': info.n_failed,
                       'answered': s['answered'], 'parsed': s['parsed'], 'errors': s['errors'], 'error_reasons': s['error_reasons'],
+                      'p_yes_missing': s.get('p_yes_missing', 0),
                       'usage': info.usage}, default=str, ensure_ascii=False))
     return rc
 

@@ -425,13 +425,16 @@ def resolve_dimensions(benchmark:str, dimensions:Sequence[str|Dimension]|None=No
 def _is_judge_error(a:Answer) -> bool: return a.status.startswith('judge error')
 
 def run_summary(answers:Sequence[Answer], usage:dict|None=None, top:int=3) -> dict:
-    "Answers, answered (the judge replied), parsed, errors (no reply) with the `top` reasons, unparsed reasons, cache hits."
+    """Answers, answered (the judge replied), parsed, errors (no reply) with the `top` reasons, unparsed reasons, cache hits, and
+    `p_yes_missing`: parsed answers without P(yes) in a run where others have it (neither answer among the top
+    log-probabilities: the method's own rule for that case decided, the decoded answer by default)."""
     errs = [a for a in answers if _is_judge_error(a)]
     unparsed = [a for a in answers if not a.ok and not _is_judge_error(a)]
     reasons = lambda xs: [[r, n] for r, n in Counter(a.status.removeprefix('judge error: ')[:160] for a in xs).most_common(top)]
     return dict(answers=len(answers), answered=len(answers) - len(errs), parsed=sum(a.ok for a in answers), errors=len(errs),
                 error_share=len(errs)/len(answers) if answers else None, error_reasons=reasons(errs), unparsed_reasons=reasons(unparsed),
-                cached=(usage or {}).get('cached'), requests=(usage or {}).get('requests'), sent=(usage or {}).get('sent'))
+                cached=(usage or {}).get('cached'), requests=(usage or {}).get('requests'), sent=(usage or {}).get('sent'),
+                p_yes_missing=sum(a.ok and a.p_yes is None for a in answers) if any(a.p_yes is not None for a in answers) else 0)
 
 # %% ../nbs/04_runs.ipynb #95036f70
 def resolve_judge_options(method:str, kwargs:dict, judge, make_judge:Callable|None=None) -> dict:

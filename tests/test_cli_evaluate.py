@@ -102,6 +102,14 @@ def paid_env(cli_env, tmp_path):
             price_out: 10
             max_retries: 0
             timeout: 3
+            preflight: false
+          paid-down-checked:
+            backend: openai
+            model: some-model
+            base_url: http://127.0.0.1:9/v1
+            api_key_env: CHECKEVAL_TEST_KEY
+            price_in: 2.5
+            price_out: 10
         '''))
     return {**cli_env, 'CHECKEVAL_JUDGES': str(cfg), 'CHECKEVAL_TEST_KEY': 'dummy', 'CHECKEVAL_RUNS': str(tmp_path/'runs')}
 
@@ -115,15 +123,29 @@ def test_paid_judge_without_terminal_is_refused(paid_env):
     assert not (Path(paid_env['CHECKEVAL_RUNS'])).exists() or not list(Path(paid_env['CHECKEVAL_RUNS']).rglob('meta.json'))
 
 
-def test_every_request_failed_exits_non_zero_with_reasons(paid_env):
-    args = ['evaluate', '--method', 'geval', '--benchmark', 'summeval', '--judge', 'paid-down', '--limit', '2', '--dimensions', 'coherence', '--yes']
-    r = run(args, paid_env)
+def test_every_request_failed_exits_non_zero_with_reasons(paid_env, tmp_path):
+    "A server that answers every request with HTTP 500: the failures are recorded with their reason, exit 1."
+    from checkeval.testing.server import ChatServer
+    cfg = Path(paid_env['CHECKEVAL_JUDGES'])
+    with ChatServer(fault_rate=1.0, faults=['500']) as s:
+        cfg.write_text(cfg.read_text().replace('http://127.0.0.1:9/v1', s.url, 1))
+        args = ['evaluate', '--method', 'geval', '--benchmark', 'summeval', '--judge', 'paid-down', '--limit', '2', '--dimensions', 'coherence', '--yes']
+        r = run(args, paid_env)
     assert r.returncode == 1, r.stderr[-2000:]
-    assert 'Traceback' not in r.stderr and 'every request failed' in r.stderr and 'checkeval: failures: 2×' in r.stderr
+    assert 'Traceback' not in r.stderr and 'every request failed' in r.stderr and 'checkeval: failures: ' in r.stderr and 'HTTP 500' in r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out['answered'] == 0 and out['errors'] == out['answers'] == 2 and out['error_reasons']
     answers, _, meta, _ = read_run(out['run'])            # the records are kept: the failures are data
     assert all(a['status'].startswith('judge error') for a in answers)
+
+
+def test_a_down_server_stops_the_run_before_any_request(paid_env):
+    "With the check before a run (the default), a server where nothing listens is one line, exit 2 and no run folder."
+    args = ['evaluate', '--method', 'geval', '--benchmark', 'summeval', '--judge', 'paid-down-checked', '--limit', '2', '--dimensions', 'coherence', '--yes']
+    r = run(args, paid_env)
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert 'Traceback' not in r.stderr and "nothing answers at http://127.0.0.1:9/v1" in r.stderr and 'hint' not in r.stderr
+    assert not list(Path(paid_env['CHECKEVAL_RUNS']).rglob('answers.jsonl'))
 
 
 def test_failure_share_threshold(cli_env):

@@ -19,7 +19,7 @@ def serve(*args):
 def test_tiny_server_process(tmp_path):
     p, url = serve('--tiny', '--max-concurrency', '4')
     try:
-        j = OpenAIJudge('local-tiny', model='checkeval-tiny-v1', base_url=url, cache=tmp_path / 'c.sqlite', choice_mode='guided_choice',
+        j = OpenAIJudge('local-tiny', model='checkeval-tiny-v1', base_url=url, cache=tmp_path / 'c.sqlite', choice_mode='structured_outputs',
                         timeout=60, progress=False)
         msgs = [{'role': 'user', 'content': f'Is the summary number {i} fluent ? Answer yes or no .'} for i in range(6)]
         rs = j.generate([JudgeRequest(messages=[m], constraint=Constraint(choices=['yes', 'no']), logprobs=True, top_logprobs=3, max_tokens=1)

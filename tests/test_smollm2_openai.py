@@ -40,9 +40,9 @@ def server(hf_judge):
 
 @pytest.fixture
 def openai_judge(server, hf_judge, tmp_path):
-    # choices go out as vLLM's guided_choice and JSON schemas as response_format, so that the server constrains them as the
+    # choices go out as vLLM's structured_outputs and JSON schemas as response_format, so that the server constrains them as the
     # hf backend does (smollm2 holds its replies to a request's schema)
-    return OpenAIJudge('smollm2-openai', model=hf_judge.model, base_url=server, api_key_env=None, choice_mode='guided_choice',
+    return OpenAIJudge('smollm2-openai', model=hf_judge.model, base_url=server, api_key_env=None, choice_mode='structured_outputs',
                        supports_json_schema=hf_judge.supports_json_schema,
                        cache=tmp_path / 'cache.sqlite', timeout=300, max_concurrency=8, progress=False)   # the server batches what waits
 

@@ -5,6 +5,7 @@ every request fails as a connection error (verification stays on)."""
 import shutil, ssl, subprocess, unittest.mock
 import pytest
 from checkeval.judges import OpenAIJudge, JudgeRequest
+from checkeval.judges.engine import JudgeUnavailable
 from checkeval.judges import openai as openai_backend
 from checkeval.testing.server import ChatServer
 
@@ -45,6 +46,8 @@ def test_https_untrusted_certificate_is_refused(certificate, backend):
     server_ctx, _ = certificate
     with ChatServer(ssl_context=server_ctx) as s:
         j = OpenAIJudge('tls', model='local', base_url=s.url, cache=False, max_retries=0, progress=False, http_backend=backend)
-        r = j.generate(asks(1))[0]
+        with pytest.raises(JudgeUnavailable, match='certificate verify failed'): j.generate(asks(1))   # said once, before any request
         assert s.stats()['answered'] == 0
+        j.preflight = False                                           # and each request says it too, when the check is off
+        r = j.generate(asks(1))[0]
     assert r.error.startswith("connection error") and "certificate verify failed" in r.error.lower(), r.error

@@ -15,11 +15,15 @@ from .types import JudgeRequest, JudgeResponse, canonical_request, estimate_toke
 from .cache import ResponseCache, claim_owner
 
 # %% auto #0
-__all__ = ['PLACEHOLDER_ITEMS', 'BACKENDS', 'BudgetExceeded', 'run_async', 'Judge', 'FunctionJudge', 'schema_example',
-           'DryRunJudge', 'register_backend', 'backend_class']
+__all__ = ['PLACEHOLDER_ITEMS', 'BACKENDS', 'BudgetExceeded', 'JudgeUnavailable', 'NoLogprobs', 'run_async', 'Judge',
+           'FunctionJudge', 'schema_example', 'DryRunJudge', 'register_backend', 'backend_class']
 
 # %% ../../nbs/03c_judges_engine.ipynb #ab806fa2
 class BudgetExceeded(UserError, RuntimeError): "Raised by `Judge.check_budget` when an estimate exceeds the budget."
+
+class JudgeUnavailable(UserError, RuntimeError): "A judge that cannot answer at all (no server, a refused key, an unknown model, no quota): said once, before or instead of failing every request."
+
+class NoLogprobs(UserError, ValueError): "A request that needs log-probabilities sent to a judge that gives none."
 
 # %% ../../nbs/03c_judges_engine.ipynb #9320480c
 def _chunks(xs, n):
@@ -50,11 +54,16 @@ class Judge:
                  cache:bool|str|Path|ResponseCache=True,     # True: the default cache; False: none; a path or a cache
                  budget:float|None=None,                      # USD cap for new calls of this judge object
                  supports_logprobs:bool=False, supports_json_schema:bool=False,
+                 max_top_logprobs:int|None=None,              # the most alternatives per token the server returns (None: no limit)
+                 price_cached_in:float|None=None,             # USD per 1M prompt tokens read from the server's prompt cache (None: price_in)
                  lease_s:float=900., progress:bool|None=None, poll_s:float=0.2, description:str=''):
         self.name, self.model, self.group = name, model or name, group
         self.price_in, self.price_out, self.budget = float(price_in or 0), float(price_out or 0), budget
         self.max_concurrency, self.batch_size = max(1, int(max_concurrency)), max(1, int(batch_size))
         self.supports_logprobs, self.supports_json_schema = supports_logprobs, supports_json_schema
+        self.max_top_logprobs = None if max_top_logprobs is None else max(1, int(max_top_logprobs))
+        self.price_cached_in = self.price_in if price_cached_in is None else float(price_cached_in)
+        self._checked = False      # `preflight` passed once for this judge object
         self.lease_s, self.progress, self.poll_s, self.description = lease_s, progress, poll_s, description
         self._cache_spec, self._cache = cache, None
         self._usage_lock = threading.Lock()
@@ -64,7 +73,8 @@ class Judge:
 
     def reset_usage(self):
         "Zero the usage counters."
-        self._usage = dict(requests=0, sent=0, cached=0, failed=0, prompt_tokens=0, completion_tokens=0, cost=0.0, skipped_budget=0)
+        self._usage = dict(requests=0, sent=0, cached=0, failed=0, prompt_tokens=0, completion_tokens=0, cached_tokens=0,
+                           reasoning_tokens=0, cost=0.0, skipped_budget=0)
         self._reserved = 0.0
 
     @property
@@ -97,9 +107,10 @@ def usage(self:Judge) -> dict:
 
 # %% ../../nbs/03c_judges_engine.ipynb #66727f11
 @patch
-def price(self:Judge, prompt_tokens:int, completion_tokens:int) -> float:
-    "USD for these tokens at the judge's prices."
-    return (prompt_tokens*self.price_in + completion_tokens*self.price_out) / 1e6
+def price(self:Judge, prompt_tokens:int, completion_tokens:int, cached_tokens:int=0, discount:float=1.) -> float:
+    "USD for these tokens at the judge's prices: `cached_tokens` of the prompt at the cached rate, all of it times `discount` (a batch's rate)."
+    cached = min(max(0, cached_tokens or 0), prompt_tokens)
+    return discount * ((prompt_tokens - cached)*self.price_in + cached*self.price_cached_in + completion_tokens*self.price_out) / 1e6
 
 # %% ../../nbs/03c_judges_engine.ipynb #9f26a87a
 @patch
@@ -108,10 +119,15 @@ def count_tokens(self:Judge, req:JudgeRequest) -> int:
     return estimate_tokens(''.join(str(m.get('content', '')) for m in req.messages)) + 4*len(req.messages)
 
 @patch
+def completion_budget(self:Judge, req:JudgeRequest) -> int:
+    "The most completion tokens `req` can cost (a reasoning model's backend adds its thinking budget)."
+    return req.max_tokens
+
+@patch
 def _reserve(self:Judge, req:JudgeRequest) -> float|None:
     "Reserve the worst-case cost of `req` against the budget; None when it does not fit."
     if self.budget is None: return 0.0
-    est = self.price(self.count_tokens(req), req.max_tokens)
+    est = self.price(self.count_tokens(req), self.completion_budget(req))
     with self._usage_lock:
         if self.budget is not None and self._usage['cost'] + self._reserved + est > self.budget + 1e-12: return None
         self._reserved += est
@@ -122,6 +138,10 @@ def _reserve(self:Judge, req:JudgeRequest) -> float|None:
 def _prepare(self:Judge, req:JudgeRequest) -> JudgeRequest:
     if not isinstance(req, JudgeRequest): req = JudgeRequest.model_validate(req)
     if req.model != self.model: req = req.model_copy(update={'model': self.model})
+    # what the judge can give: no log-probabilities asked of one that has none, no more alternatives than its server returns
+    if req.logprobs and not self.supports_logprobs: req = req.model_copy(update={'logprobs': False, 'top_logprobs': None})
+    elif req.top_logprobs and self.max_top_logprobs and req.top_logprobs > self.max_top_logprobs:
+        req = req.model_copy(update={'top_logprobs': self.max_top_logprobs})
     # a greedy reply this backend gives whatever the seed: the seed left out, so that the same prompt under another seed is asked once
     if self.greedy_ignores_seed and req.temperature <= 0 and req.seed is not None: req = req.model_copy(update={'seed': None})
     return req
@@ -138,13 +158,23 @@ def _units(self:Judge, requests):
 
 # %% ../../nbs/03c_judges_engine.ipynb #dffd8843
 @patch
+def check_logprobs(self:Judge, requests:Sequence[JudgeRequest]):
+    "Raise `NoLogprobs` before anything is sent when a request needs log-probabilities (`meta['needs_logprobs']`) this judge does not give."
+    if self.supports_logprobs: return
+    for r in requests:
+        alt = (r.meta or {}).get('needs_logprobs') if isinstance(r, JudgeRequest) else None
+        if r.logprobs if isinstance(r, JudgeRequest) else False:
+            if alt: raise NoLogprobs(f"judge {self.name!r} gives no log-probabilities, which this request needs; use the decoded answers: {alt}")
+
+# %% ../../nbs/03c_judges_engine.ipynb #e2ee9945
+@patch
 def dry_run(self:Judge, requests:Sequence[JudgeRequest]) -> dict:
     "Count requests and estimate tokens and price of what `generate` would send, without calling."
     units = self._units(requests)
     todo = {request_key(u): u for _, u in units}
     hits = self.cache.get_many(todo) if self.cache is not None else {}
     send = [u for k, u in todo.items() if k not in hits]
-    pt = sum(self.count_tokens(u) for u in send); ct = sum(u.max_tokens for u in send)
+    pt = sum(self.count_tokens(u) for u in send); ct = sum(self.completion_budget(u) for u in send)
     return dict(judge=self.name, model=self.model, requests=len(requests), samples=len(units), unique=len(todo),
                 cached=len(hits), to_send=len(send), est_prompt_tokens=pt, est_completion_tokens_max=ct,
                 est_cost_max=round(self.price(pt, ct), 6), price_in=self.price_in, price_out=self.price_out)
@@ -161,6 +191,7 @@ def check_budget(self:Judge, requests):
 # %% ../../nbs/03c_judges_engine.ipynb #54513752
 @patch
 def _lookup(self:Judge, requests, refresh):
+    self.check_logprobs(requests)
     units = self._units(requests)
     texts = [canonical_request(u) for _, u in units]    # computed once: the keys, then the cache's stored requests
     keys = [request_key(t) for t in texts]
@@ -262,7 +293,8 @@ def _account(self:Judge, resp:JudgeResponse, reserved:float|None=None, from_cach
         self._usage['sent'] += resp.error is None or not resp.error.startswith('budget')
         pt, ct = resp.prompt_tokens or 0, resp.completion_tokens or 0
         self._usage['prompt_tokens'] += pt; self._usage['completion_tokens'] += ct
-        self._usage['cost'] += self.price(pt, ct)
+        self._usage['cost'] += self.price(pt, ct, resp.cached_tokens or 0)
+        self._usage['cached_tokens'] += resp.cached_tokens or 0; self._usage['reasoning_tokens'] += resp.reasoning_tokens or 0
         if resp.error is not None: self._usage['failed'] += 1
 
 # %% ../../nbs/03c_judges_engine.ipynb #cfae7aa4
@@ -292,6 +324,17 @@ def _budget_fail(self:Judge, k, done):
 
 # %% ../../nbs/03c_judges_engine.ipynb #03ceb3e5
 @patch
+def _siblings(self:Judge, k:str, queue, pending:dict) -> list[str]:
+    "`k` and the keys next in `queue` a backend answers in the same request (samples of one prompt); taken out of `queue`."
+    return [k]
+
+@patch
+async def _acall_samples(self:Judge, reqs:list[JudgeRequest], keys:list[str]) -> list[JudgeResponse]:
+    "Several samples of one prompt: one call each, unless the backend sends them together."
+    return [await self._acall(r, k) for r, k in zip(reqs, keys)]
+
+# %% ../../nbs/03c_judges_engine.ipynb #5a7d0b8f
+@patch
 async def _dispatch_async(self:Judge, keys, pending, done, owner, refresh, waiting):
     # `max_concurrency` workers, each sending its next request as soon as its previous reply is recorded,
     # in the same step of the event loop (no hand-over through a semaphore and a new task per request)
@@ -305,14 +348,21 @@ async def _dispatch_async(self:Judge, keys, pending, done, owner, refresh, waiti
         return False
     async def worker():
         while queue or refill():
-            k = queue.popleft()
-            reserved = self._reserve(pending[k])
-            if reserved is None: self._budget_fail(k, done); continue
+            go = []
+            for k in self._siblings(queue.popleft(), queue, pending):   # samples of one prompt the server answers together
+                reserved = self._reserve(pending[k])
+                if reserved is None: self._budget_fail(k, done)
+                else: go.append((k, reserved))
+            if not go: continue
             t0 = time.perf_counter()
-            try: resp = await self._acall(pending[k], k)
-            except Exception as e: resp = JudgeResponse(error=f'{type(e).__name__}: {e}')
-            if resp.latency_s is None: resp = resp.model_copy(update={'latency_s': time.perf_counter() - t0})
-            done(k, resp, reserved)
+            try:
+                if len(go) == 1: resps = [await self._acall(pending[go[0][0]], go[0][0])]
+                else: resps = await self._acall_samples([pending[k] for k, _ in go], [k for k, _ in go])
+            except JudgeUnavailable: raise                      # nothing else can be answered either: the run stops
+            except Exception as e: resps = [JudgeResponse(error=f'{type(e).__name__}: {e}')] * len(go)
+            for (k, reserved), resp in zip(go, resps):
+                if resp.latency_s is None: resp = resp.model_copy(update={'latency_s': time.perf_counter() - t0})
+                done(k, resp, reserved)
     await asyncio.gather(*(worker() for _ in range(max(1, min(self.max_concurrency, len(keys))))))
 
 # %% ../../nbs/03c_judges_engine.ipynb #977790e6

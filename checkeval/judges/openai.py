@@ -12,7 +12,9 @@ from fastcore.basics import patch
 from ..core import _dumps, _loads
 from ..settings import SettingsError, env
 from .types import JudgeRequest, JudgeResponse, check_no_secrets, request_key
-from .engine import Judge, register_backend
+from .engine import Judge, JudgeUnavailable, register_backend
+from .openai_wire import (CHOICE_MODES, REMOVED_CHOICE_MODES, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, batch_files,
+                                          constraint_fields, check_endpoint, session_ask, unwrap_choice, usage_fields)
 
 # %% auto #0
 __all__ = ['HTTPStatusError', 'classify_error', 'parse_chat_completion', 'aiohttp_available', 'OpenAIJudge', 'submit_batch',
@@ -77,24 +79,29 @@ def classify_error(e:BaseException) -> tuple[bool, str, float|None]:
     return False, f'{type(e).__name__}: {str(e)[:200]}', None
 
 # %% ../../nbs/03f_judges_openai.ipynb #95329b73
-def parse_chat_completion(data:dict, **fields) -> JudgeResponse:
-    "A `JudgeResponse` from a chat-completion JSON object (text, per-token top logprobs, usage, finish reason); `fields` are set as well."
-    ch = data['choices'][0]
+def parse_chat_completion(data:dict, index:int=0, unwrap:bool=False, **fields) -> JudgeResponse:
+    """A `JudgeResponse` from choice `index` of a chat-completion JSON object (text, per-token top logprobs, usage with cached
+    and reasoning tokens, finish reason); `unwrap`: the reply is a choice wrapped as `{"answer": ...}`; `fields` are set as well.
+    An empty reply cut at the token limit is a failure that says so, never an answer."""
+    ch = data['choices'][index]
     msg = ch.get('message') or {}
-    text = msg.get('content')
+    text, fin, u = msg.get('content'), ch.get('finish_reason'), usage_fields(data.get('usage'))
+    if not fields.pop('whole_usage', index == 0): u = {k: None for k in u}
     if text is None:
-        return JudgeResponse(error=f"no content (finish_reason={ch.get('finish_reason')}, refusal={msg.get('refusal')!r:.80})", **fields)
-    tl = None
-    lp = (ch.get('logprobs') or {}).get('content')
+        return JudgeResponse(error=f"no content (finish_reason={fin}, refusal={msg.get('refusal')!r:.80})", **u, **fields)
+    if not text.strip() and fin == 'length':
+        thought = f", {u['reasoning_tokens']} of them reasoning" if u['reasoning_tokens'] else ''
+        return JudgeResponse(error=f"empty reply: the token limit was spent before any answer (finish_reason=length{thought}); "
+                                   f"raise the judge's reasoning_tokens or the method's max_tokens", **u, **fields)
+    tl, lp = None, (ch.get('logprobs') or {}).get('content')
     if lp:
         tl = []
         for t in lp:
             d = {x['token']: x['logprob'] for x in (t.get('top_logprobs') or [])}
             d.setdefault(t['token'], t['logprob'])
             tl.append(d)
-    u = data.get('usage') or {}
-    return JudgeResponse(text=text, top_logprobs=tl, prompt_tokens=u.get('prompt_tokens'), completion_tokens=u.get('completion_tokens'),
-                         finish_reason=ch.get('finish_reason'), model=data.get('model'), **fields)
+    if unwrap: text, tl = unwrap_choice(text, [t['token'] for t in lp] if lp else None, tl)
+    return JudgeResponse(text=text, top_logprobs=tl, finish_reason=fin, model=data.get('model'), **u, **fields)
 
 # %% ../../nbs/03f_judges_openai.ipynb #5ded3c3e
 def _httpx():
@@ -144,15 +151,27 @@ class OpenAIJudge(Judge):
     def __init__(self, name:str, model:str|None=None, base_url:str|None=None, base_urls:Sequence[str]|None=None,
                  base_url_env:str|None=None, api_key_env:str|None='OPENAI_API_KEY', timeout:float=120., max_retries:int=6,
                  backoff_base:float=0.5, backoff_max:float=60., choice_mode:str='none', max_tokens_param:str='max_tokens',
-                 extra_body:dict|None=None, max_concurrency:int=16, http_backend:str='auto', **kwargs):
-        kwargs.setdefault('supports_logprobs', True)
+                 extra_body:dict|None=None, max_concurrency:int=16, http_backend:str='auto',
+                 reasoning:bool=False,                # a reasoning model: max_completion_tokens, no temperature/top_p/seed/stop/logprobs
+                 reasoning_effort:str|None=None,      # sent as `reasoning_effort` (minimal, low, medium, high) to a reasoning model
+                 reasoning_tokens:int=0,              # completion tokens added to each request's max_tokens for a reasoning model's thinking
+                 supports_n:bool=False,               # the server answers `n` samples of one prompt in one request (OpenAI, vLLM)
+                 batch_discount:float=0.5,            # the Batch API's price as a share of the list price
+                 preflight:bool=True,                 # check the server once before the first request is sent
+                 **kwargs):
+        kwargs.setdefault('supports_logprobs', not reasoning)
+        kwargs.setdefault('max_top_logprobs', 20)
+        if reasoning and kwargs['supports_logprobs']: raise ValueError(f'judge {name!r}: a reasoning model gives no log-probabilities: set supports_logprobs: false')
         super().__init__(name, model=model, max_concurrency=max_concurrency, **kwargs)
+        self.reasoning, self.reasoning_effort, self.reasoning_tokens = reasoning, reasoning_effort, max(0, int(reasoning_tokens or 0))
+        self.supports_n, self.batch_discount, self.preflight = supports_n, float(batch_discount), preflight
         self.base_url_env = base_url_env if not (base_url or base_urls) else None
         self._base_urls = list(base_urls or ([base_url] if base_url else [None]))
-        if choice_mode not in ('none', 'guided_choice', 'structured_outputs', 'json_schema'): raise ValueError(f'unknown choice_mode {choice_mode!r}')
+        if choice_mode in REMOVED_CHOICE_MODES: raise ValueError(f'judge {name!r}: {REMOVED_CHOICE_MODES[choice_mode]}')
+        if choice_mode not in CHOICE_MODES: raise ValueError(f"unknown choice_mode {choice_mode!r} ({', '.join(CHOICE_MODES)})")
         self.api_key_env, self.timeout, self.max_retries = api_key_env, timeout, max_retries
         self.backoff_base, self.backoff_max, self.choice_mode = backoff_base, backoff_max, choice_mode
-        self.max_tokens_param, self.extra_body = max_tokens_param, dict(extra_body or {})
+        self.max_tokens_param, self.extra_body = 'max_completion_tokens' if reasoning else max_tokens_param, dict(extra_body or {})
         check_no_secrets(self.extra_body, f'extra_body of judge {name!r}')
         if http_backend not in _HTTP_BACKENDS: raise ValueError(f'unknown http_backend {http_backend!r} ({", ".join(_HTTP_BACKENDS)})')
         if http_backend == 'aiohttp' and not aiohttp_available(): raise ImportError("http_backend='aiohttp' needs: pip install 'openai[aiohttp]'")
@@ -168,35 +187,44 @@ class OpenAIJudge(Judge):
             return [u.strip() for u in v.split(',') if u.strip()]
         return self._base_urls
 
-    def _api_key(self) -> str:
+    def _api_key(self) -> str|None:
+        "The key from `api_key_env`; None for a server of your own when it is unset (no key is sent: `preflight` says if one is needed)."
         v = env(self.api_key_env) if self.api_key_env else None
         if v: return v
-        if all(u is not None for u in self.base_urls): return 'not-needed'   # local / self-hosted servers
+        if all(u is not None for u in self.base_urls): return None
         raise SettingsError(f'judge {self.name!r}: set the environment variable {self.api_key_env} (the API key)')
+
+    @property
+    def token_param(self) -> str: return self.max_tokens_param
 
 # %% ../../nbs/03f_judges_openai.ipynb #17f894f0
 @patch
-def body(self:OpenAIJudge, req:JudgeRequest) -> tuple[dict, dict]:
-    "The keyword arguments and `extra_body` that `req` becomes."
-    kw = dict(model=self.model, messages=req.messages, temperature=req.temperature)
-    kw[self.max_tokens_param] = req.max_tokens
-    if req.top_p is not None: kw['top_p'] = req.top_p
-    if req.seed is not None: kw['seed'] = req.seed + (req.sample_index if req.temperature > 0 else 0)
-    if req.stop: kw['stop'] = req.stop
-    if req.logprobs:
-        kw['logprobs'] = True
-        if req.top_logprobs: kw['top_logprobs'] = req.top_logprobs
-    extra = dict(self.extra_body)
+def body(self:OpenAIJudge, req:JudgeRequest, n:int=1) -> tuple[dict, dict]:
+    "The keyword arguments and `extra_body` that `req` becomes (`n` samples in one request)."
+    kw = dict(model=self.model, messages=req.messages)
     c = req.constraint
-    if c is not None and c.json_schema is not None and self.supports_json_schema:
-        kw['response_format'] = {'type': 'json_schema', 'json_schema': {'name': 'answer', 'schema': c.json_schema, 'strict': True}}
-    if c is not None and c.choices:
-        if self.choice_mode == 'guided_choice': extra['guided_choice'] = c.choices
-        elif self.choice_mode == 'structured_outputs': extra['structured_outputs'] = {'choice': c.choices}
-        elif self.choice_mode == 'json_schema':
-            kw['response_format'] = {'type': 'json_schema', 'json_schema': {'name': 'choice', 'strict': True,
-                'schema': {'type': 'object', 'properties': {'answer': {'type': 'string', 'enum': c.choices}}, 'required': ['answer'], 'additionalProperties': False}}}
-    return kw, extra
+    wrapped = c is not None and bool(c.choices) and self.choice_mode == 'json_schema'
+    kw[self.max_tokens_param] = self.completion_budget(req)
+    if not self.reasoning:
+        kw['temperature'] = req.temperature
+        if req.top_p is not None: kw['top_p'] = req.top_p
+        if req.seed is not None: kw['seed'] = req.seed + (req.sample_index if req.temperature > 0 else 0)
+        if req.stop: kw['stop'] = req.stop
+        if req.logprobs and self.supports_logprobs:
+            kw['logprobs'] = True
+            if req.top_logprobs: kw['top_logprobs'] = min(req.top_logprobs, self.max_top_logprobs or req.top_logprobs)
+    elif self.reasoning_effort: kw['reasoning_effort'] = self.reasoning_effort
+    if n > 1: kw['n'] = n
+    f, extra = constraint_fields(self.choice_mode, c.choices if c else None, c.json_schema if c else None, self.supports_json_schema)
+    kw.update(f)
+    return kw, {**self.extra_body, **extra}
+
+@patch
+def completion_budget(self:OpenAIJudge, req:JudgeRequest) -> int:
+    "The completion tokens `req` is sent with: its own, room for a `{\"answer\": ...}` wrapper, a reasoning model's thinking budget."
+    c = req.constraint
+    wrap = 8 + max(len(x) for x in c.choices) if c is not None and c.choices and self.choice_mode == 'json_schema' else 0
+    return req.max_tokens + wrap + (self.reasoning_tokens if self.reasoning else 0)
 
 # %% ../../nbs/03f_judges_openai.ipynb #ba81083a
 @patch(as_prop=True)
@@ -220,13 +248,15 @@ def _open(self:OpenAIJudge, ep:_Endpoint, key:str):
     if self.http_backend == 'direct':
         import aiohttp
         n = self.max_concurrency
-        ep.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=2*n + 8, ssl=_ssl_context()), headers={'Authorization': f'Bearer {key}'},
+        ep.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=2*n + 8, ssl=_ssl_context()),
+                                           headers={'Authorization': f'Bearer {key}'} if key else {},
                                            timeout=aiohttp.ClientTimeout(total=self.timeout))
         ep.chat = (ep.url or 'https://api.openai.com/v1').rstrip('/') + '/chat/completions'
         return
     from openai import AsyncOpenAI
     self._raw_response_type = _httpx().Response
-    ep.client = AsyncOpenAI(base_url=ep.url, api_key=key, max_retries=0, timeout=self.timeout, http_client=self._http_client())
+    # the official client insists on a key: a server of your own without one (checked by `preflight` to need none) gets a dummy
+    ep.client = AsyncOpenAI(base_url=ep.url, api_key=key or 'no-key', max_retries=0, timeout=self.timeout, http_client=self._http_client())
     ep.chat = _chat_url(ep.client)
 
 # %% ../../nbs/03f_judges_openai.ipynb #90b9ffa0
@@ -236,9 +266,32 @@ async def _dispatch(self:OpenAIJudge, keys, pending, done, owner, refresh):
     self._eps = [_Endpoint(u) for u in urls]
     try:
         for ep in self._eps: self._open(ep, key)
+        if self.preflight and not self._checked:   # once per judge object, over its own connections: nothing answers, a refused key, an unknown model
+            t = min(self.timeout, 5.)
+            for ep in self._eps: await check_endpoint(self, ep.url or 'https://api.openai.com/v1', self._preflight_ask(ep, t), bool(key), t)
+            self._checked = True
         await super(OpenAIJudge, self)._dispatch(keys, pending, done, owner, refresh)
     finally:
         for ep in self._eps: await ep.aclose()
+
+@patch
+def _preflight_ask(self:OpenAIJudge, ep:_Endpoint, timeout:float):
+    "An `ask` for `check_endpoint` over `ep`'s own session or official client: (status, JSON) of one request."
+    if ep.session is not None: return session_ask(ep.session, ep.url or 'https://api.openai.com/v1', timeout)
+    import openai
+    async def ask(method, path, body=None):
+        try:
+            opts = {'timeout': timeout}
+            r = await (ep.client.get(path, cast_to=self._raw_response_type, options=opts) if method == 'GET' else
+                       ep.client.post(path, cast_to=self._raw_response_type, body=body, options=opts))
+            return r.status_code, _loads(r.content)
+        except openai.APIStatusError as e: return e.status_code, e.body
+        except openai.APITimeoutError as e:   # the aiohttp transport reports a refused or untrusted connection as a connect timeout
+            root = _root_cause(e)
+            if isinstance(root, OSError) and not isinstance(root, TimeoutError): raise ConnectionError(str(root)) from None
+            raise TimeoutError() from None
+        except openai.APIConnectionError as e: raise ConnectionError(str(_root_cause(e))) from None
+    return ask
 
 @patch
 def _pick(self:OpenAIJudge) -> _Endpoint:
@@ -265,33 +318,87 @@ async def _post(self:OpenAIJudge, ep:_Endpoint, body:dict, headers:dict) -> dict
     return _loads(data)
 
 @patch
-async def _acall(self:OpenAIJudge, req:JudgeRequest, key:str|None=None) -> JudgeResponse:
-    kw, extra = self.body(req)
+def _stops_run(self:OpenAIJudge, e:BaseException, attempt:int):
+    "`JudgeUnavailable` when `e` says no request can be answered: no quota left, or a server that refuses connections again."
+    import aiohttp
+    msg = f'{getattr(e, "code", "")} {getattr(e, "message", "")} {getattr(e, "body", "")}'
+    if getattr(e, 'status_code', None) == 429 and ('insufficient_quota' in msg or 'exceeded your current quota' in msg):
+        return JudgeUnavailable(f"judge {self.name!r}: the account behind {self.api_key_env or 'the key'} has no quota left "
+                                f"(HTTP 429 insufficient_quota): add credit or billing to it, or use another key")
+    root = _root_cause(e)
+    refused = isinstance(root, ConnectionRefusedError) or isinstance(getattr(root, 'os_error', None), ConnectionRefusedError)
+    if refused and attempt >= min(self.max_retries, len(self._eps)):
+        return JudgeUnavailable(f"judge {self.name!r}: the server stopped answering (connection refused at {self.base_urls[0]}); start it again and rerun: finished answers are cached")
+    return None
+
+@patch
+def _siblings(self:OpenAIJudge, k:str, queue, pending:dict) -> list[str]:
+    "With `supports_n`: `k` and the samples of the same prompt next in `queue` (at most 128), sent as one request with `n`."
+    r = pending[k]
+    if not self.supports_n or r.temperature <= 0: return [k]
+    same, out = r.model_copy(update={'sample_index': 0}), [k]
+    while queue and len(out) < 128:
+        q = pending[queue[0]]
+        if q.sample_index != r.sample_index + len(out) or q.model_copy(update={'sample_index': 0}) != same: break
+        out.append(queue.popleft())
+    return out
+
+@patch
+async def _acall_samples(self:OpenAIJudge, reqs:list[JudgeRequest], keys:list[str]) -> list[JudgeResponse]:
+    """Samples of one prompt (`reqs`, in sample order) as one request with `n`; one response per sample, the prompt's tokens on
+    the first. A server that returns fewer choices than asked (it ignores `n`) is asked the missing samples one by one."""
+    out = await self._acall(reqs[0], keys[0], n=len(reqs))
+    for i, r in enumerate(out):
+        if r.error == _MISSING_SAMPLE: out[i] = await self._acall(reqs[i], keys[i])
+    return out
+
+@patch
+async def _acall(self:OpenAIJudge, req:JudgeRequest, key:str|None=None, n:int=1):
+    kw, extra = self.body(req, n)
     headers = {'X-Checkeval-Key': key or request_key(req)}
+    unwrap = req.constraint is not None and bool(req.constraint.choices) and self.choice_mode == 'json_schema'
     t0, reason = time.perf_counter(), None
+    def fail(error, attempts): 
+        r = JudgeResponse(error=error, attempts=attempts, latency_s=time.perf_counter() - t0)
+        return r if n == 1 else [r] * n
     for attempt in range(self.max_retries + 1):
         ep = self._pick(); ep.in_flight += 1; ep.sent += 1
         try:
             data = await self._post(ep, {**kw, **extra}, headers)
-            return parse_chat_completion(data, latency_s=time.perf_counter() - t0, attempts=attempt + 1, cache_key=key)
+            got = len(data['choices']) if n > 1 else 1
+            out = [parse_chat_completion(data, index=i, unwrap=unwrap, latency_s=time.perf_counter() - t0, attempts=attempt + 1,
+                                         cache_key=key if i == 0 else None) if i < got else JudgeResponse(error=_MISSING_SAMPLE)
+                   for i in range(n)]
+            return out[0] if n == 1 else _share_usage(out, data)
         except Exception as e:
+            stop = self._stops_run(e, attempt)
+            if stop is not None: raise stop from None
             retry, reason, after = classify_error(e)
-            if not retry: return JudgeResponse(error=reason, attempts=attempt + 1, latency_s=time.perf_counter() - t0)
+            if not retry: return fail(reason, attempt + 1)
         finally: ep.in_flight -= 1
         if attempt < self.max_retries:
-            delay = after if after is not None else min(self.backoff_max, self.backoff_base * 2**attempt)
+            delay = min(after, self.backoff_max) if after is not None else min(self.backoff_max, self.backoff_base * 2**attempt)
             await asyncio.sleep(delay * random.uniform(1.0, 1.25) if after is not None else delay * random.uniform(0.5, 1.5))
-    return JudgeResponse(error=f'{reason} (gave up after {self.max_retries + 1} attempts)', attempts=self.max_retries + 1,
-                         latency_s=time.perf_counter() - t0)
+    return fail(f'{reason} (gave up after {self.max_retries + 1} attempts)', self.max_retries + 1)
+
+_MISSING_SAMPLE = 'no such choice in the reply (the server ignored n)'
+
+def _share_usage(out:list[JudgeResponse], data:dict) -> list[JudgeResponse]:
+    "The completion tokens of an `n`-sample reply shared over its samples (the prompt's on the first); a failed sample keeps its error."
+    ct, got = (data.get('usage') or {}).get('completion_tokens') or 0, max(1, sum(r.error != _MISSING_SAMPLE for r in out))
+    each = [ct // got + (i < ct % got) for i in range(len(out))]
+    return [r.model_copy(update={'completion_tokens': c}) if r.ok else r for r, c in zip(out, each)]
 
 # %% ../../nbs/03f_judges_openai.ipynb #a0b360aa
 def _sync_client(self:OpenAIJudge):
     "A synchronous client of the first endpoint (for the Batch API)."
     from openai import OpenAI
-    return OpenAI(base_url=self.base_urls[0], api_key=self._api_key(), max_retries=3, timeout=self.timeout)
+    return OpenAI(base_url=self.base_urls[0], api_key=self._api_key() or 'no-key', max_retries=3, timeout=self.timeout)
 
-def submit_batch(self:OpenAIJudge, requests:Sequence[JudgeRequest]) -> str|None:
-    "Submit the uncached `requests` as one Batch API job; returns its id (None when everything is cached)."
+def submit_batch(self:OpenAIJudge, requests:Sequence[JudgeRequest], max_requests:int=BATCH_MAX_REQUESTS,
+                 max_bytes:int=BATCH_MAX_BYTES) -> str|list[str]|None:
+    """Submit the uncached `requests` as Batch API jobs of at most `max_requests` requests and `max_bytes` bytes each (OpenAI's
+    limits); returns the job's id, a list of ids when it took several, or None when everything is cached."""
     if self.cache is None: raise ValueError('the Batch API needs a cache to collect into')
     todo = {request_key(u): u for _, u in self._units(requests)}
     hits = self.cache.get_many(todo)
@@ -301,11 +408,14 @@ def submit_batch(self:OpenAIJudge, requests:Sequence[JudgeRequest]) -> str|None:
     for k, u in send.items():
         kw, extra = self.body(u)
         lines.append(json.dumps({'custom_id': k, 'method': 'POST', 'url': '/v1/chat/completions', 'body': {**kw, **extra}}))
-    c = self._sync_client()
-    f = c.files.create(file=('checkeval-batch.jsonl', ('\n'.join(lines) + '\n').encode()), purpose='batch')
-    b = c.batches.create(input_file_id=f.id, endpoint='/v1/chat/completions', completion_window='24h')
-    self.cache.record_batch(b.id, send, judge=self.name, model=self.model, status=b.status)
-    return b.id
+    c, ids = self._sync_client(), []
+    for data in batch_files(lines, max_requests, max_bytes):
+        part = {k: send[k] for k in (json.loads(l)['custom_id'] for l in data.decode().splitlines())}
+        f = c.files.create(file=('checkeval-batch.jsonl', data), purpose='batch')
+        b = c.batches.create(input_file_id=f.id, endpoint='/v1/chat/completions', completion_window='24h')
+        self.cache.record_batch(b.id, part, judge=self.name, model=self.model, status=b.status)
+        ids.append(b.id)
+    return ids[0] if len(ids) == 1 else ids
 
 OpenAIJudge._sync_client, OpenAIJudge.submit_batch = _sync_client, submit_batch
 
@@ -329,7 +439,7 @@ def collect_batch(self:OpenAIJudge, batch_id:str, wait:bool=True, poll_s:float=3
             seen.add(k)
             r = d.get('response') or {}
             if r.get('status_code') == 200 and d.get('error') is None:
-                try: resp = parse_chat_completion(r['body'])
+                try: resp = parse_chat_completion(r['body'], unwrap=self.choice_mode == 'json_schema' and reqs[k].constraint is not None and bool(reqs[k].constraint.choices))
                 except Exception as e: resp = JudgeResponse(error=f'malformed batch line: {type(e).__name__}: {e}')
             else: resp = JudgeResponse(error=f"batch error: {json.dumps(d.get('error') or r.get('body'))[:200]}")
             if resp.ok:
@@ -337,7 +447,7 @@ def collect_batch(self:OpenAIJudge, batch_id:str, wait:bool=True, poll_s:float=3
                 with self._usage_lock:
                     self._usage['sent'] += 1; self._usage['prompt_tokens'] += resp.prompt_tokens or 0
                     self._usage['completion_tokens'] += resp.completion_tokens or 0
-                    self._usage['cost'] += self.price(resp.prompt_tokens or 0, resp.completion_tokens or 0)
+                    self._usage['cost'] += self.price(resp.prompt_tokens or 0, resp.completion_tokens or 0, resp.cached_tokens or 0, self.batch_discount)
             else: self.cache.log_failure(k, reqs[k], resp.error, judge=self.name); bad += 1
     for k in set(reqs) - seen:
         self.cache.log_failure(k, reqs[k], f'missing from batch {batch_id} (status {b.status})', judge=self.name); bad += 1

@@ -17,6 +17,7 @@ from .types import check_no_secrets
 from .engine import BACKENDS, Judge, backend_class
 from .hf import HFJudge        # each backend module registers its backend (`register_backend`) when imported
 from . import openai as _openai, vllm as _vllm
+from .openai_wire import REMOVED_CHOICE_MODES
 from .builtin import TINY_MAX_NEW_TOKENS, TINY_MODEL_ID, TINY_NUM_THREADS, build_tiny, SMOLLM2_MODEL_ID, smollm2_path
 
 # %% auto #0
@@ -47,10 +48,23 @@ class _OpenAIFields(BaseModel):
     max_retries: Optional[int] = None
     backoff_base: Optional[float] = None
     backoff_max: Optional[float] = None
-    choice_mode: Optional[Literal['none', 'guided_choice', 'structured_outputs', 'json_schema']] = None
+    choice_mode: Optional[Literal['none', 'structured_outputs', 'json_schema', 'grammar', 'guided_choice_legacy']] = None
     max_tokens_param: Optional[str] = None
     extra_body: Optional[dict[str, Any]] = None
     http_backend: Optional[Literal['auto', 'direct', 'aiohttp', 'httpx']] = None
+    reasoning: Optional[bool] = None
+    reasoning_effort: Optional[Literal['minimal', 'low', 'medium', 'high']] = None
+    reasoning_tokens: Optional[int] = None
+    supports_n: Optional[bool] = None
+    batch_discount: Optional[float] = None
+    preflight: Optional[bool] = None
+
+    @field_validator('choice_mode', mode='before')
+    @classmethod
+    def _removed(cls, v):
+        if v in REMOVED_CHOICE_MODES: raise ValueError(REMOVED_CHOICE_MODES[v])
+        return v
+
 
 
 # %% ../../nbs/03h_judges_registry.ipynb #e9d7deb3
@@ -75,6 +89,7 @@ class _LocalModelFields(BaseModel):
     engine_args: Optional[dict[str, Any]] = None
 
 
+
 # %% ../../nbs/03h_judges_registry.ipynb #3e53f72b
 class JudgeSettings(_OpenAIFields, _LocalModelFields):
     "The settings of one judges-file entry (or of its `defaults`), with their types (the backends' own fields come from the two classes above)."
@@ -94,6 +109,8 @@ class JudgeSettings(_OpenAIFields, _LocalModelFields):
     budget: Optional[float] = None
     supports_logprobs: Optional[bool] = None
     supports_json_schema: Optional[bool] = None
+    max_top_logprobs: Optional[int] = None
+    price_cached_in: Optional[float] = None
     lease_s: Optional[float] = None
     progress: Optional[bool] = None
     poll_s: Optional[float] = None

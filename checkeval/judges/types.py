@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ..settings import UserError
 
 # %% auto #0
-__all__ = ['KEY_FIELDS', 'Constraint', 'JudgeRequest', 'JudgeResponse', 'canonical_request', 'request_key', 'estimate_tokens',
-           'SecretInConfig', 'check_no_secrets']
+__all__ = ['MAX_TOP_LOGPROBS', 'KEY_FIELDS', 'Constraint', 'JudgeRequest', 'JudgeResponse', 'canonical_request', 'request_key',
+           'estimate_tokens', 'SecretInConfig', 'check_no_secrets']
 
 # %% ../../nbs/03_judges_types.ipynb #8c46dcc2
 class Constraint(BaseModel):
@@ -67,6 +67,9 @@ class JudgeRequest(BaseModel):
         return self
 
 # %% ../../nbs/03_judges_types.ipynb #f06af504
+MAX_TOP_LOGPROBS = 20
+
+# %% ../../nbs/03_judges_types.ipynb #a2f58148
 class JudgeResponse(BaseModel):
     "A judge's reply; `error` is None when it worked and `text` is None when it failed."
     model_config = ConfigDict(extra='forbid')
@@ -76,6 +79,8 @@ class JudgeResponse(BaseModel):
     samples: Optional[list[Optional[str]]] = None
     prompt_tokens: Optional[int] = None
     completion_tokens: Optional[int] = None
+    cached_tokens: Optional[int] = None      # prompt tokens the server read from its prompt cache (billed at the cached rate)
+    reasoning_tokens: Optional[int] = None   # completion tokens a reasoning model spent thinking (billed as output, never shown)
     latency_s: Optional[float] = None
     finish_reason: Optional[str] = None
     model: Optional[str] = None

@@ -19,7 +19,7 @@ from ..criteria import require_definitions
 from ..parsing import token_text
 from .checkeval import _MD, benchmark_task, failure_summary, item_inputs
 from ..prompts import render
-from ..judges.types import Constraint, JudgeRequest
+from ..judges.types import Constraint, JudgeRequest, MAX_TOP_LOGPROBS
 
 # %% auto #0
 __all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'parse_score_at', 'parse_score', 'score_token_position', 'weighted_score',
@@ -176,7 +176,8 @@ def _rating_requests(style, items, dimensions, o:RatingOptions, logprobs:bool):
             for k in range(o.n):
                 req = JudgeRequest(messages=msgs, max_tokens=o.max_tokens or STYLES[style]['max_tokens'], temperature=o.temperature,
                                    seed=o.seed, sample_index=k, constraint=con, logprobs=logprobs or con is not None,
-                                   top_logprobs=max(10, len(con.choices)) if con else (10 if logprobs else None))
+                                   top_logprobs=max(MAX_TOP_LOGPROBS, len(con.choices)) if con else (MAX_TOP_LOGPROBS if logprobs else None),
+                                   meta={'needs_logprobs': '--option score=mean'} if o.score == 'prob' else {})
                 keyed.append(((it, dim, lo, hi, k), req))
     return keyed
 
@@ -249,7 +250,8 @@ def explained_ratings(keyed, resps, judge, o:RatingOptions) -> tuple[list, list]
                 {'role': 'user', 'content': f'Rating ({_fmt(lo)}-{_fmt(hi)}):'}]
         follow.append(JudgeRequest(messages=msgs, max_tokens=STYLES['geval']['max_tokens'], temperature=req.temperature, seed=req.seed, sample_index=k,
                                    constraint=Constraint(choices=[str(v) for v in range(int(lo), int(hi) + 1)]),
-                                   logprobs=True, top_logprobs=max(10, int(hi - lo) + 1)))
+                                   logprobs=True, top_logprobs=max(MAX_TOP_LOGPROBS, int(hi - lo) + 1),
+                                   meta={'needs_logprobs': '--option score=mean'} if o.score == 'prob' else {}))
         where.append((i, expl))
     out, rating_lp = list(resps), [None] * len(resps)
     if not follow: return out, rating_lp

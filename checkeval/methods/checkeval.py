@@ -20,7 +20,7 @@ from .checkeval_checklists import *
 from .checkeval_checklists import _MD
 from .checkeval_criteria import criterion_checklists, criterion_dimensions
 from ..prompts import render
-from ..judges.types import JudgeRequest, Constraint
+from ..judges.types import JudgeRequest, Constraint, MAX_TOP_LOGPROBS
 
 # %% auto #0
 __all__ = ['UPSTREAM_EVALUATION_FILE', 'QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answers_detailed',
@@ -241,7 +241,7 @@ def checklist_requests(items:Sequence[Item], checklists:dict[str, Checklist], gr
                                     definition=cl.dimension.definition, questions=[q.text for q in qs], json_reply=js))
                 c = Constraint(choices=['yes', 'no']) if choices else (Constraint(json_schema=reply_schema(len(qs))) if js else None)
                 req = JudgeRequest(messages=msgs, max_tokens=1 if choices else max_tokens, temperature=temperature, seed=seed,
-                                   logprobs=logprobs, top_logprobs=5 if logprobs else None, constraint=c)
+                                   logprobs=logprobs, top_logprobs=MAX_TOP_LOGPROBS if logprobs else None, constraint=c)
                 out.append(({'item': it, 'dimension': d, 'sub_dimension': sub, 'questions': qs, 'group': gi}, req))
     return out
 

@@ -15,7 +15,7 @@ from ..core import Checklist, DataError, Dimension, Question, STAGES, load_yaml
 from ..data import manifest, resolve
 from ..parsing import extract_json
 from ..settings import repo_root
-from ..judges.types import JudgeRequest, Constraint
+from ..judges.types import JudgeRequest, Constraint, MAX_TOP_LOGPROBS
 from ..prompts import render
 
 # %% auto #0
@@ -406,7 +406,7 @@ def filter_one_requests(cl:Checklist, benchmark_description:str='', other_dimens
         msgs = render(template, benchmark_description=benchmark_description, dimension=cl.dimension.name, definition=cl.dimension.definition,
                       other_dimensions=list(other_dimensions), question=q.text)
         r = _request(msgs, 1, temperature, seed, stage='filter', dimension=cl.dimension.name, question_id=q.id)
-        out.append(r.model_copy(update={'constraint': Constraint(choices=['yes', 'no']), 'logprobs': True, 'top_logprobs': 5}))
+        out.append(r.model_copy(update={'constraint': Constraint(choices=['yes', 'no']), 'logprobs': True, 'top_logprobs': MAX_TOP_LOGPROBS}))
     return out
 
 # %% ../../nbs/10a_checkeval_checklists.ipynb #bb1e7a24

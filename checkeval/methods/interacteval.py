@@ -21,7 +21,7 @@ from .interacteval_build import (CONSTRUCTION_SCHEMAS, CONSTRUCTION_STAGES, SUB_
 from ..parsing import extract_json
 from ..criteria import benchmark_dimensions, own_criteria
 from .interacteval_criteria import criterion_settings, items_ta_samples
-from ..judges.types import JudgeRequest, Constraint
+from ..judges.types import JudgeRequest, Constraint, MAX_TOP_LOGPROBS
 
 # %% auto #0
 __all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'DRY_RUN_COUNTS', 'SAMPLE_UNITS', 'interacteval_files',
@@ -184,7 +184,7 @@ def evaluation_request(judge, dimension:str, rubric:str, questions:Sequence[str]
                       json_reply=bool(getattr(judge, 'supports_json_schema', False)), one=one)
     else: raise DataError(f"prompt_source must be 'project' or 'upstream', not {prompt_source!r}", field='prompt_source')
     if one: return JudgeRequest(messages=msgs, max_tokens=1, temperature=0.0, constraint=Constraint(choices=['yes', 'no']), logprobs=True,
-                                top_logprobs=5, meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': 1})
+                                top_logprobs=MAX_TOP_LOGPROBS, meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': 1})
     json_reply = bool(getattr(judge, 'supports_json_schema', False))
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=0.0, constraint=_schema_constraint(judge, answers_schema('en', len(questions))),
                         meta={'method': 'interacteval', 'stage': 'evaluate', 'n_questions': len(questions),

@@ -16,7 +16,7 @@ from ..runs import MethodOptions, MethodResult, OptionError, make_answer, regist
 from ..criteria import own_criteria
 from ..parsing import extract_json
 from ..data.upstream import load_checkeval_questions
-from ..judges.types import Constraint, JudgeRequest
+from ..judges.types import Constraint, JudgeRequest, MAX_TOP_LOGPROBS
 
 # %% auto #0
 __all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'PAPER_DEFINITIONS', 'CHECKLIST_QUESTION', 'CHECKLIST_MAX_ITEMS',
@@ -246,7 +246,7 @@ def evaluation_request(judge, criterion:str, checklist:Sequence[str], text:str, 
                       checklist=list(checklist), text=text, reference=reference, json_reply=_json_reply(judge), one=one)
     if one:
         return JudgeRequest(messages=msgs, max_tokens=1, temperature=temperature, constraint=Constraint(choices=['yes', 'no']),
-                            logprobs=True, top_logprobs=5, meta={'method': 'keypoint', 'stage': 'evaluate', 'n_questions': 1})
+                            logprobs=True, top_logprobs=MAX_TOP_LOGPROBS, meta={'method': 'keypoint', 'stage': 'evaluate', 'n_questions': 1})
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
                         constraint=_schema_constraint(judge, answers_schema(language, len(checklist))),
                         meta={'method': 'keypoint', 'stage': 'evaluate', 'n_questions': len(checklist),

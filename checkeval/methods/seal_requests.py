@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from ..prompts import render
 from .seal_parse import FACT_KEYS
 from ..core import Dimension, Item
-from ..judges.types import JudgeRequest, Constraint
+from ..judges.types import JudgeRequest, Constraint, MAX_TOP_LOGPROBS
 
 SealConfig = BaseModel   # a `checkeval.methods.seal.SealDimension` (defined there: seal imports this module, so it cannot be imported here)
 
@@ -68,7 +68,7 @@ class Planned(BaseModel):
         c = None
         if self.choices:
             return JudgeRequest(messages=render(f'seal/{self.template}', **self.vars), max_tokens=1, temperature=temperature, seed=seed,
-                                constraint=Constraint(choices=self.choices), logprobs=True, top_logprobs=5,
+                                constraint=Constraint(choices=self.choices), logprobs=True, top_logprobs=MAX_TOP_LOGPROBS,
                                 meta={'method': 'seal', 'stage': self.stage, 'template': self.template})
         if json_schema and self.schema_ is not None and getattr(judge, 'supports_json_schema', False):
             c = Constraint(json_schema=self.schema_)

@@ -14,7 +14,9 @@ from fastcore.basics import patch
 from aiohttp import web
 from ..judges import Constraint, JudgeRequest, get_judge
 from ..core import _dumps, _loads
-from ..judges.engine import run_async
+from ..judges.engine import run_async, schema_example
+from .profiles import (PROFILES, REASONING_TOKENS, is_reasoning, llamacpp_refusal, openai_error, openai_refusal,
+                                        profile_choices, profile_schema, spelled_top, vllm_refusal)
 
 # %% auto #0
 __all__ = ['hash_reply', 'chat_completion', 'token_logprob', 'judge_logprobs', 'ChatServer', 'judge_request', 'main']
@@ -26,11 +28,14 @@ def _choices_of(body:dict) -> list|None:
     "The allowed replies a request names through vLLM's `guided_choice` or `structured_outputs`."
     return body.get('guided_choice') or (body.get('structured_outputs') or {}).get('choice')
 
-def hash_reply(body:dict) -> str:
-    "Deterministic reply of the `hash` responder: one of the allowed choices, or a yes/no sentence."
-    h = hashlib.sha256(json.dumps(body.get('messages'), sort_keys=True).encode()).digest()
-    choices = _choices_of(body)
+def hash_reply(body:dict, choices=None, schema=None, sample:int=0) -> str:
+    "Deterministic reply of the `hash` responder: one of the allowed choices (`choices`, else those `body` names), an instance of `schema`, or a yes/no sentence."
+    h = hashlib.sha256((json.dumps(body.get('messages'), sort_keys=True) + f'#{sample}').encode()).digest()
+    choices = _choices_of(body) if choices is None else choices
     if choices: return choices[h[0] % len(choices)]
+    enum = ((schema or {}).get('properties') or {}).get('answer', {}).get('enum')
+    if enum: return json.dumps({'answer': enum[h[0] % len(enum)]})
+    if schema: return json.dumps(schema_example(schema))
     rf = body.get('response_format') or {}
     if rf.get('type') in ('json_schema', 'json_object'): return json.dumps({'answer': 'yes' if h[0] % 2 else 'no', 'score': h[1] % 5 + 1})
     return ('yes' if h[0] % 2 else 'no') + f' {h[1] % 5 + 1}'
@@ -85,7 +90,14 @@ class ChatServer:
                  idempotent:bool=False,
                  judge=None,                     # a judge's name for `get_judge`, or a `Judge`, whose model answers (mode 'judge')
                  responder=None,                 # a function body -> completion object that answers every chat request (any model name)
-                 ssl_context=None):              # serve HTTPS with this `ssl.SSLContext` (tests of TLS clients)
+                 ssl_context=None,               # serve HTTPS with this `ssl.SSLContext` (tests of TLS clients)
+                 profile:str|None=None,          # behave as `openai`, `vllm` (>= 0.12) or `llamacpp` do (`checkeval.testing.profiles`)
+                 api_key:str|None=None,          # the key a request must carry (`Authorization: Bearer ...`); None: any
+                 models=None,                    # the model names served; None: any name
+                 quota:int|None=None):           # requests answered before the account runs out (HTTP 429 insufficient_quota)
+        if profile not in (None, *PROFILES): raise ValueError(f'unknown profile {profile!r} ({", ".join(PROFILES)})')
+        self.profile, self.api_key, self.quota = profile, api_key, quota
+        self.models = None if models is None else set(models)
         if mode not in _MODES: raise ValueError(f'unknown mode {mode!r} ({", ".join(_MODES)})')
         if mode == 'tiny': mode, judge = 'judge', judge or 'tiny'
         if judge is not None and mode == 'hash': mode = 'judge'
@@ -145,6 +157,7 @@ def reply(self:ChatServer, body:dict) -> dict:
     "The completion object for a chat request body."
     if self.responder is not None: return self.responder(body)
     if self.mode == 'judge': return self.judge_reply(body)
+    if self.profile is not None: return self.profile_reply(body)
     lp_wanted, k = bool(body.get('logprobs')), int(body.get('top_logprobs') or 0)
     text = self._script_reply(body) if self.mode == 'script' else hash_reply(body)
     toks = _words_of(text) or ['']
@@ -156,6 +169,34 @@ def reply(self:ChatServer, body:dict) -> dict:
         lps = [token_logprob(t, math.log(p), [(t, math.log(p)), (alt.get(t, '<other>'), math.log(1 - p))][:max(k, 1)]) for t in toks]
     return chat_completion(text, body.get('model', self.model), pt, len(toks), 'stop', lps)
 
+# %% ../../nbs/05a_testing_server.ipynb #ace467d0
+@patch
+def profile_reply(self:ChatServer, body:dict) -> dict:
+    """The completion object a server of `self.profile` gives in the `hash` or `script` mode: its own constraints held, `n`
+    choices, top-k lists of exactly k spelled tokens, a reasoning model's hidden tokens and its cut-off replies."""
+    choices, schema = profile_choices(self.profile, body), profile_schema(self.profile, body)
+    k = int(body.get('top_logprobs') or body.get('n_probs') or 0)
+    lp_wanted = bool(body.get('logprobs')) or bool(body.get('n_probs'))
+    thinking = REASONING_TOKENS if self.profile == 'openai' and is_reasoning(body.get('model')) else 0
+    budget = body.get('max_completion_tokens') or body.get('max_tokens') or 10**6
+    pt = sum(len(_words_of(str(m.get('content', '')))) + 4 for m in body['messages'])
+    out, n_ct = [], 0
+    for i in range(int(body.get('n') or 1)):
+        text = self._script_reply(body) if self.mode == 'script' else hash_reply(body, choices or [], schema, sample=i)
+        toks = ([text] if choices else _words_of(text)) or ['']
+        fin = 'stop'
+        if thinking + len(toks) > budget: text, toks, fin = '', [], 'length'
+        p = 0.5 + (hashlib.sha256(text.encode()).digest()[0] % 49)/100
+        lps = [token_logprob(t, math.log(p), spelled_top(t, math.log(p), max(k, 1))) for t in toks] if lp_wanted else None
+        n_ct += min(budget, thinking + len(toks))
+        out.append({'index': i, 'message': {'role': 'assistant', 'content': text}, 'finish_reason': fin,
+                    'logprobs': {'content': lps} if lps is not None else None})
+    c = chat_completion('', body.get('model', self.model), pt, n_ct)
+    c['choices'] = out
+    c['usage']['prompt_tokens_details'] = {'cached_tokens': (pt // 128) * 128 if pt >= 1024 else 0}
+    c['usage']['completion_tokens_details'] = {'reasoning_tokens': thinking * len(out)}
+    return c
+
 # %% ../../nbs/05a_testing_server.ipynb #089f9c65
 @patch
 def judge_model(self:ChatServer):
@@ -166,9 +207,9 @@ def judge_model(self:ChatServer):
     return self._judge
 
 # %% ../../nbs/05a_testing_server.ipynb #e6cf34f2
-def judge_request(body:dict) -> JudgeRequest:
+def judge_request(body:dict, profile:str|None=None) -> JudgeRequest:
     "The judge request of a chat request body: `guided_choice` (or a `choices` list) and a `response_format` JSON schema become its constraint."
-    choices, k = _choices_of(body), int(body.get('top_logprobs') or 0)
+    choices, k = (profile_choices(profile, body) if profile else _choices_of(body)), int(body.get('top_logprobs') or 0)
     stop = body.get('stop')
     rf = body.get('response_format') or {}     # a JSON schema goes to the judge as one (the hf backend holds the reply to it)
     schema = (rf.get('json_schema') or {}).get('schema') if rf.get('type') == 'json_schema' else None
@@ -183,14 +224,15 @@ def judge_replies(self:ChatServer, bodies:list[dict]) -> list:
     "The completion object (or the exception) for each of `bodies`, from one batch call of the judge's model."
     out, asks = [None]*len(bodies), []
     for i, b in enumerate(bodies):
-        try: asks.append((i, judge_request(b)))
+        try: asks.append((i, judge_request(b, self.profile)))
         except Exception as e: out[i] = e
     j = self.judge_model()
     resps = j._call_batch([r for _, r in asks]) if asks else []
     with self.lock: self.judge_batches[len(asks)] += 1
     for (i, req), r in zip(asks, resps):
         if r.error: out[i] = RuntimeError(r.error); continue
-        lps = judge_logprobs(j, r.text, r.top_logprobs, _choices_of(bodies[i]), req.temperature <= 0) if req.logprobs and r.top_logprobs else None
+        ch = profile_choices(self.profile, bodies[i]) if self.profile else _choices_of(bodies[i])
+        lps = judge_logprobs(j, r.text, r.top_logprobs, ch, req.temperature <= 0) if req.logprobs and r.top_logprobs else None
         out[i] = chat_completion(r.text, bodies[i].get('model', self.model), r.prompt_tokens or 0, r.completion_tokens or 0,
                                  r.finish_reason or 'stop', lps)
     return out
@@ -307,6 +349,10 @@ async def _chat(self:ChatServer, request):
     chat = request[_CHAT]
     try: body = _loads(chat.body)
     except json.JSONDecodeError: return _error(400, 'request body is not JSON', 'invalid_request_error')
+    refused = self.refusal(body, request.headers.get('Authorization'))
+    if refused is not None:
+        with self.lock: self.fault_counts[f'refused {refused[0]}'] += 1
+        return web.json_response(refused[1], status=refused[0])
     try:
         if self.mode == 'judge':      # queued for the model's thread, which takes every request waiting in one batch
             fut = Future()
@@ -331,8 +377,33 @@ async def _stats(self:ChatServer, request): return web.json_response(self.stats(
 async def _stats_reset(self:ChatServer, request): self.reset(); return web.json_response({'ok': True})
 
 @patch
+def refusal(self:ChatServer, body:dict, auth:str|None) -> tuple[int, dict]|None:
+    "What the server's profile refuses in a chat request (status, error body): a key, a model, a parameter, a schema, no quota left."
+    if self.profile == 'openai':
+        r = openai_refusal(body, auth, self.api_key, self.models)
+        if r is None and self.quota is not None:
+            with self.lock: left = self.quota - self.answered
+            if left <= 0: r = openai_error(429, 'You exceeded your current quota, please check your plan and billing details.',
+                                           kind='insufficient_quota', code='insufficient_quota')
+        return r
+    if self.api_key is not None and auth != f'Bearer {self.api_key}':
+        return 401, {'error': {'message': 'Unauthorized', 'type': 'authentication_error', 'code': 401}}
+    if self.profile == 'vllm': return vllm_refusal(body, self.models)
+    if self.profile == 'llamacpp': return llamacpp_refusal(body)
+    return None
+
+@patch
 async def _models(self:ChatServer, request):
-    return web.json_response({'object': 'list', 'data': [{'id': self.model, 'object': 'model'}]})
+    "`/v1/models`: the served names (`owned_by` says a server that answers any name: llama.cpp's one model, or this server without `models`)."
+    if self.profile == 'openai' and self.api_key is not None and request.headers.get('Authorization') != f'Bearer {self.api_key}':
+        return web.json_response(openai_error(401, 'Incorrect API key provided.', code='invalid_api_key')[1], status=401)
+    if self.profile == 'llamacpp': data = [{'id': self.model, 'object': 'model', 'owned_by': 'llamacpp'}]
+    elif self.models is None: data = [{'id': self.model, 'object': 'model', 'owned_by': 'checkeval-any'}]
+    else: data = [{'id': m, 'object': 'model', 'owned_by': self.profile or 'checkeval'} for m in sorted(self.models)]
+    return web.json_response({'object': 'list', 'data': data})
+
+@patch
+async def _health(self:ChatServer, request): return web.json_response({'status': 'ok'})
 
 # %% ../../nbs/05a_testing_server.ipynb #5441a46d
 @patch
@@ -409,6 +480,7 @@ def app(self:ChatServer) -> web.Application:
     a = web.Application(middlewares=[_json_errors, self._count, self._replay, self._cap, self._fault], client_max_size=2**28)
     a.router.add_post('/v1/chat/completions', self._chat, name='chat')
     a.router.add_get('/v1/models', self._models)
+    a.router.add_get('/health', self._health)
     a.router.add_post('/v1/files', self._file_upload)
     a.router.add_get('/v1/files/{fid}/content', self._file_content)
     a.router.add_post('/v1/batches', self._batch_create)
