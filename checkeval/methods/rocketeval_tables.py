@@ -21,12 +21,12 @@ from .rocketeval_data import PAPER_LABELER
 from ..runs import load_run
 
 # %% auto #0
-__all__ = ['system_scores', 'arena_reference', 'simulated_battles', 'list_level_evaluation', 'pairwise_agreement_with_votes',
-           'common_queries', 'ranking_rows', 'alpacaeval_reference', 'features_of', 'decoded_features', 'rescored',
-           'labels_from', 'parse_rate', 'request_costs', 'cost_table', 'method_ranking_rows', 'graders', 'find_run',
-           'checklist_split', 'labeler_of', 'fill_of', 'labeller_labels', 'supervision_summary', 'fill_note',
-           'rocketeval_variants', 'variant_ranking_rows', 'checklist_note', 'grader_variants', 'ranking_table',
-           'vote_table']
+__all__ = ['CHECK_COLUMNS', 'system_scores', 'arena_reference', 'simulated_battles', 'list_level_evaluation',
+           'pairwise_agreement_with_votes', 'common_queries', 'ranking_rows', 'alpacaeval_reference', 'features_of',
+           'decoded_features', 'rescored', 'labels_from', 'parse_rate', 'request_costs', 'cost_table',
+           'method_ranking_rows', 'graders', 'find_run', 'checklist_split', 'labeler_of', 'fill_of', 'labeller_labels',
+           'supervision_summary', 'fill_note', 'rocketeval_variants', 'variant_ranking_rows', 'checklist_note',
+           'grader_variants', 'ranking_table', 'table6_checks', 'vote_table']
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #6eaafb21
 def system_scores(judgments:Sequence[Judgment], score:str='score') -> pd.Series:
@@ -426,6 +426,34 @@ def ranking_table(runs:pd.DataFrame, benchmark:str, references:Sequence[tuple[st
             out.append(variant_ranking_rows(vs, ref, gt, g, n_boot, min_items).assign(benchmark=benchmark, checklists=checklist_note(run)))
     if not out: missing.append(f'{benchmark}: no RocketEval run of any grader')
     return (pd.concat(out, ignore_index=True) if out else pd.DataFrame()), missing
+
+# %% ../../nbs/12b_rocketeval_tables.ipynb #fcbd7e7d
+CHECK_COLUMNS = ['benchmark', 'method', 'variant', 'judge', 'dimension', 'level', 'statistic', 'reported', 'planted', 'low', 'high', 'passed']
+
+def table6_checks(path) -> pd.DataFrame:
+    "The rehearsal's checks of a Table 6 CSV (`ranking_table` rows against Arena Elo), one row per check in the planted checks' columns."
+    if not Path(path).exists(): return pd.DataFrame(columns=CHECK_COLUMNS)
+    t = pd.read_csv(path)
+    t, rows = t[t.ground_truth.str.startswith('Arena')], []
+    row = lambda b, v, g, st, rep, pl, lo, hi, ok: dict(benchmark=b, method='rocketeval', variant=v, judge=g, dimension='overall', level='list',
+                                                        statistic=st, reported=float(rep), planted=float(pl), low=float(lo), high=float(hi), passed=bool(ok))
+    for b, tb in t.groupby('benchmark'):
+        moved = []
+        for g, d in tb.groupby('judge'):
+            k = d[d.statistic == 'kendall'].set_index('method')
+            un, sup, fx = (k.loc[m] if m in k.index else None for m in ('RocketEval (unsupervised)', 'RocketEval (supervised)', 'Fixed checklist'))
+            if un is None: continue
+            if sup is not None:
+                fq = 0 if pd.isna(sup.fitted_queries) else sup.fitted_queries
+                rows.append(row(b, 'RocketEval (supervised)', g, 'fitted_queries', fq, un.n_queries, un.n_queries, np.inf, un.n_queries > 0 and fq >= un.n_queries))
+                both = d[d.method.isin(['RocketEval (unsupervised)', 'RocketEval (supervised)'])].pivot_table(index='statistic', columns='method', values='value')
+                if both.shape[1] == 2: moved.append(float((both.iloc[:, 0] - both.iloc[:, 1]).abs().max()))
+            if fx is not None:
+                ok = str(fx.note).startswith('a checklists: fixed run') and fx.n_queries == un.n_queries and fx.n_models == un.n_models
+                rows.append(row(b, 'Fixed checklist', g, 'queries', fx.n_queries, un.n_queries, un.n_queries, un.n_queries, ok))
+        m = max([x for x in moved if not np.isnan(x)], default=np.nan)
+        rows.append(row(b, 'RocketEval (supervised)', '(every grader)', '|sup - unsup| max', m, 0, 1e-9, np.inf, np.isfinite(m) and m > 0))
+    return pd.DataFrame(rows, columns=CHECK_COLUMNS)
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #f5d3958d
 def vote_table(runs:pd.DataFrame, benchmark:str, votes, names:Mapping[str, str]|None=None) -> pd.DataFrame:
