@@ -451,8 +451,8 @@ def table6_checks(path) -> pd.DataFrame:
             if fx is not None:
                 ok = str(fx.note).startswith('a checklists: fixed run') and fx.n_queries == un.n_queries and fx.n_models == un.n_models
                 rows.append(row(b, 'Fixed checklist', g, 'queries', fx.n_queries, un.n_queries, un.n_queries, un.n_queries, ok))
-        m = max([x for x in moved if not np.isnan(x)], default=np.nan)
-        rows.append(row(b, 'RocketEval (supervised)', '(every grader)', '|sup - unsup| max', m, 0, 1e-9, np.inf, np.isfinite(m) and m > 0))
+        m = max([x for x in moved if not np.isnan(x)], default=np.nan)   # no ranking with a value (too few models): nothing to compare
+        if np.isfinite(m): rows.append(row(b, 'RocketEval (supervised)', '(every grader)', '|sup - unsup| max', m, 0, 1e-9, np.inf, m > 0))
     return pd.DataFrame(rows, columns=CHECK_COLUMNS)
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #f5d3958d
