@@ -20,6 +20,7 @@ from .analyses import judge_groups
 from .data import benchmark_info
 from .gridrun import run_point
 from .judges.registry import load_judges_config
+from .methods.rocketeval_tables import table6_checks
 from .papers import run_papers
 from .paperindex import _table_content
 from .reporting import LONG_DECIMALS, file_stamp, safe_correlation_rows, scores_with_human, to_markdown
@@ -63,6 +64,8 @@ def _replace_names(v, mapping:dict):
         return ','.join(mapping.get(p.strip(), p.strip()) for p in v.split(',')) if ',' in v else mapping.get(v, v)
     return v
 
+def _set_options(o, extra): return o if not extra else [_set_options(x, extra) for x in o] if isinstance(o, list) else {k: v for k, v in {**o, **extra}.items() if v is not None}
+
 def rehearsal_points(cfg:dict, grid=None, limit:int|None=None, judges:Sequence[str]|None=None,
                      benchmarks:Sequence[str]|None=None) -> list[GridPoint]:
     "The grid points of the rehearsal: each named block of the grid file with the papers' judges (optionally fewer judges, benchmarks or items)."
@@ -75,7 +78,7 @@ def rehearsal_points(cfg:dict, grid=None, limit:int|None=None, judges:Sequence[s
         if 'judges' in e: b['judges'] = sets.get(e['judges'], [e['judges']]) if isinstance(e['judges'], str) else list(e['judges'])
         if 'methods' in e: b['methods'] = list(e['methods'])
         if 'dimensions' in e: b['dimensions'] = list(e['dimensions'])
-        if b.get('options') is not None: b['options'] = _replace_names(b['options'], e.get('replace') or {})
+        if b.get('options') is not None: b['options'] = _set_options(_replace_names(b['options'], e.get('replace') or {}), e.get('options'))
         b['limit'] = e.get('limit')
         if limit is not None: b['limit'] = min(limit, b['limit'] or limit)
         for p in expand_block(b, raw.get('defaults'), where=f"rehearsal blocks.{i} ({e['grid']})"):
@@ -522,11 +525,8 @@ def _fingerprint(planted:dict) -> str:
 
 def _judges_named(points, cfg) -> list[str]:
     "Every rehearsal judge the points use: as their judge, or named in their options (creator, builder, think-aloud judges)."
-    names = {p.judge for p in points if p.judge != 'none'}
-    for p in points:
-        for w in re.split(r'[,\s]+', json.dumps(p.options).replace('"', ' ')):
-            if w in cfg["judges"]: names.add(w)
-    return sorted(names)
+    named = {w for p in points for w in re.split(r'[,\s]+', json.dumps(p.options).replace('"', ' ')) if w in cfg['judges']}
+    return sorted({p.judge for p in points if p.judge != 'none'} | named)
 
 # %% ../nbs/33_rehearse.ipynb #4245e725
 def rehearse(config=None, limit:int|None=None, judges:Sequence[str]|None=None, benchmarks:Sequence[str]|None=None,
@@ -561,6 +561,7 @@ def rehearse(config=None, limit:int|None=None, judges:Sequence[str]|None=None, b
             agreement = planted_agreement_checks(reported_agreement(out/'figures'), out/'runs', resp, models, n_boot=min(n_boot, 300), used=corr) if papers else pd.DataFrame()
             if len(agreement): checks = pd.concat([checks, agreement.assign(level='item', statistic='krippendorff_alpha', judge=agreement.judge_group,
                                                                             variant='(paper runs)')], ignore_index=True)
+            if papers: checks = pd.concat([checks, table6_checks(out/'figures'/'rocketeval'/'tables'/'table06_rankings.csv')], ignore_index=True)
         finally: restore()
     return _summarise(out, points, results, paper_res, checks, requests, grid_s, time.time() - t0, papers)
 

@@ -114,7 +114,7 @@ def test_a_real_judge_must_be_told_who_writes_the_checklists():
     # issue 28: a direct call goes through the runner's option check: one OptionError line
     from checkeval.runs import OptionError
     import checkeval.methods.rocketeval as rmod
-    with pytest.raises(OptionError, match="^option 'p_yes' of method rocketeval: expected one of 'sum_top20', 'authors', got 'mean'$"):
+    with pytest.raises(OptionError, match="^option 'p_yes' of method rocketeval: expected one of 'authors', 'sum_top20', got 'mean'$"):
         run_rocketeval([it], j, [], checklists='fixed', p_yes='mean')
     with pytest.raises(OptionError, match="^unknown option 'creater' for method rocketeval; valid options: "):
         run_rocketeval([it], j, [], checklists='fixed', creater='x')
@@ -141,13 +141,30 @@ def test_a_checklist_shorter_than_five_questions_is_a_recorded_failure():
     assert [j.item_id for j in split['created']] == ['b:m'] and [j.item_id for j in split['fixed']] == ['a:m']
 
 
-def test_authors_p_yes_rule_differs_from_ours():
+def test_released_p_yes_rule_is_the_default_and_sum_top20_a_variant():
+    "The released robust_logprobs rule (top 5, max per side) is the paper setting; an item neither side reads is unknown, and the run counts it 0.5."
     import math
-    from checkeval.methods.rocketeval import normalized_score
+    from checkeval.methods.rocketeval import normalized_score, RocketEvalOptions, run_rocketeval
+    from checkeval.judges import FunctionJudge, JudgeResponse
     lp = {' Yes': math.log(0.3), 'Yes': math.log(0.25), 'No': math.log(0.3), 'a': -3, 'b': -3.1, 'yes': math.log(0.01)}
-    assert normalized_score(lp)[0] == pytest.approx(0.56 / 0.86)
-    assert normalized_score(lp, 'authors')[0] == pytest.approx(0.5)
-    assert normalized_score({'x': -0.1}, 'authors') == (0.5, 'ok') and normalized_score({'x': -0.1})[0] is None
+    assert RocketEvalOptions().p_yes == 'authors'
+    assert normalized_score(lp)[0] == pytest.approx(0.5)                       # max 0.3 against 0.3; 'yes' is 6th
+    assert normalized_score(lp, 'sum_top20')[0] == pytest.approx(0.56 / 0.86)
+    assert normalized_score({'x': -0.1}) == (None, 'neither Yes nor No among the top 5 logprobs')
+    # a grader whose second answer shows neither word: the answer is a recorded failure, the score counts it 0.5, the run says how often
+    n = iter(range(10**6))
+    def grader(req):
+        if 'checklist' in req.messages[-1]['content']:
+            return '1. Is it right?\n2. Is it short?\n3. Is it clear?\n4. Is it polite?\n5. Is it complete?'
+        k = next(n)
+        return JudgeResponse(text='Yes', top_logprobs=[{'Yes': 0.0} if k % 5 else {'Hmm': 0.0}])
+    it = Item(benchmark='demo', item_id='q:m', group_id='q', system_id='m', source='Say hi.', output='Hi.')
+    res = run_rocketeval([it], FunctionJudge(grader, name='scripted', progress=False), [])
+    assert [a.value for a in res.answers] == [None, 1.0, 1.0, 1.0, 1.0]
+    assert res.judgments[0].score == pytest.approx((0.5 + 4) / 5 * 9 + 1) and res.judgments[0].meta['n_filled'] == 1
+    assert res.artifacts['p_yes_fill'] == {'fill': 0.5, 'items_filled': 1, 'items': 5}
+    var = run_rocketeval([it], FunctionJudge(grader, name='scripted2', progress=False), [], p_yes='sum_top20')
+    assert var.judgments[0].score == pytest.approx(10.0) and 'p_yes_fill' not in var.artifacts   # the variant leaves it out
 
 
 def test_creator_is_a_judge_handed_in():

@@ -21,12 +21,15 @@ def test_tiny_creation_fails_on_record_and_the_fallback_grades(cli_env):
     for a in answers:
         assert a['method'] == 'rocketeval' and a['judge'] == 'tiny' and a['question_id'].startswith('81-t1/f')
         assert a['prompt_tokens'] > 0 and a['completion_tokens'] == 1 and a['latency_s'] is not None and len(a['cache_key']) == 64
-        assert a['raw_text'] in ('Yes', 'No') and a['status'] == 'ok' and 0 <= a['p_yes'] <= 1 and a['value'] == a['p_yes']
+        assert a['raw_text'] in ('Yes', 'No')   # the released P(Yes) rule reads the top 5 only: tiny's Yes/No may lie below them
+        assert (a['status'] == 'ok' and 0 <= a['p_yes'] <= 1 and a['value'] == a['p_yes']) or \
+               (a['status'] == 'neither Yes nor No among the top 5 logprobs' and a['value'] is None)
     # scoring: the unsupervised score is the mean normalised score mapped onto 1-10
     assert len(judgments) == 2
     for j in judgments:
         ps = [a['value'] for a in answers if a['item_id'] == j['item_id']]
-        assert j['score'] == pytest.approx(sum(ps) / len(ps) * 9 + 1)
+        filled = [0.5 if v is None else v for v in ps]   # the released rule counts an unknown item 0.5 (none known: no score)
+        assert j['score'] is None if all(v is None for v in ps) else j['score'] == pytest.approx(sum(filled) / len(filled) * 9 + 1)
         assert j['n_questions'] == 6 and j['meta']['plumbing'] is True
     assert meta['usage']['sent'] > 0 and meta['config']['method'] == 'rocketeval'
     # the cost table is counted from the records: creation once, grading per test (each request once)

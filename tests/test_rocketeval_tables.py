@@ -115,18 +115,41 @@ def test_paper_table6_takes_its_graders_and_labeller_from_the_runs(tmp_path):
     assert k.loc[('g-big', 'RocketEval (unsupervised)'), 'queries × models'] == '2 × 4'      # q3's 2-question checklist failed: not RocketEval
     assert k.loc[('g-big', 'Fixed checklist'), 'queries × models'] == '1 × 4'                # q3, graded with the fixed list, is the Fixed row
     sup = k.loc[('g-small', 'RocketEval (supervised)')]
-    assert sup.fitted_queries == 2 and 0 < sup.alpha <= 1 and "labels: gpt-4o's Direct scores of 3 training models" in sup.note
-    assert k.loc[('g-small', 'CoT'), 'note'] == 'only 2 models with a score and a reference; need at least 3' and np.isnan(k.loc[('g-small', 'CoT'), 'value'])
+    assert sup.fitted_queries == 2 and 0 < sup.alpha <= 1 and "labels: gpt-4o's Direct scores (no CoT run of the labeller) of 3 training models" in sup.note
+    assert k.loc[('g-small', 'CoT'), 'note'] == '2 queries shared by every row; only 2 models with a score and a reference; need at least 3' and np.isnan(k.loc[('g-small', 'CoT'), 'value'])
     assert k.loc[('g-big', 'CoT'), 'note'] == 'no CoT run of g-big on alpacaeval'
     # the grader's own Direct run is never the label source: a labeller without a run leaves the supervised row unfitted
     vs, run = grader_variants(runs, 'alpacaeval', 'g-big')
     run['options']['labeler'] = 'nobody'
     from checkeval.methods.rocketeval_tables import rocketeval_variants
-    assert rocketeval_variants(run)[1]['note'] == 'not fitted: no Direct run of the labeller nobody on these items'
+    assert rocketeval_variants(run)[1]['note'] == 'not fitted: no CoT or Direct run of the labeller nobody on these items'
     votes = [dict(instance_id='q1', model_a='a', model_b='d', winner='model_a')]
     vt = vote_table(runs, 'alpacaeval', votes)
-    assert set(vt.judge) == {'g-big', 'g-small'} and {'Fixed checklist', 'RocketEval (supervised)', 'w/o normalised score'} <= set(vt.method)
+    assert set(vt.judge) == {'g-big', 'g-small'} and {'Fixed checklist', 'RocketEval (supervised)', 'w/o normalised score', 'w/o weight factor (α = 1)'} <= set(vt.method)
     assert vt.set_index(['judge', 'method']).loc[('g-big', 'RocketEval (unsupervised)'), 'with_tie'] == 1.0
+
+
+def test_table6_labels_from_the_labellers_cot_run_fixed_run_on_every_query_same_queries(tmp_path):
+    "Issue 72: the labeller's CoT judgments label the fit (as the released score.py), a checklists: fixed run grades every query, one query set per table."
+    from checkeval.reporting import run_metas
+    from checkeval.core import Item
+    from checkeval.methods.rocketeval_tables import ranking_table
+    ref = _paper_runs(tmp_path)
+    items = [Item(benchmark='alpacaeval', item_id=f'{q}:{s}', group_id=q, system_id=s, source=f'Query {q}?', output=f'reply of {s}',
+                  meta={'split': 'train' if s.startswith('t') else 'test'}) for q in ('q1', 'q2', 'q3') for s in ('t1', 't2', 't3', 'a', 'b', 'c', 'd')]
+    q = {'t1': 1, 't2': 9, 't3': 5, 'a': 9, 'b': 7, 'c': 4, 'd': 1}
+    cot = FunctionJudge(lambda r: f"Fine.\nScore: {q[r.messages[-1]['content'].split('reply of ')[1].split()[0].strip('<')]}", name='gpt-4o', progress=False)
+    evaluate('instance_judge', 'alpacaeval', cot, items=items, root=tmp_path, options={'style': 'cot'})
+    fixed = FunctionJudge(lambda r: JudgeResponse(text='Yes', top_logprobs=[{'Yes': math.log(0.6), 'No': math.log(0.4)}]), name='g-big', progress=False)
+    evaluate('rocketeval', 'alpacaeval', fixed, items=items, root=tmp_path, options={'checklists': 'fixed'})
+    t, _ = ranking_table(run_metas(tmp_path), 'alpacaeval', [('made-up Elo', ref)], n_boot=10, min_items=None)
+    k = t[(t.statistic == 'kendall') & (t.judge == 'g-big')].set_index('method')
+    assert "labels: gpt-4o's CoT judgments of 3 training models" in k.loc['RocketEval (supervised)', 'note']
+    assert k.loc['Fixed checklist', 'note'].startswith('a checklists: fixed run')
+    # every row on the same 2 queries: the fixed run's q3 (whose created checklist failed) is left out of the Fixed row too
+    rows = k.loc[['RocketEval (unsupervised)', 'RocketEval (supervised)', 'Fixed checklist']]
+    assert set(rows['queries × models']) == {'2 × 4'} and all('2 queries shared by every row' in n for n in rows.note)
+    assert k.loc['Direct', 'note'] == 'no Direct run of g-big on alpacaeval'
 
 
 def test_table4_prices_are_the_papers_own():

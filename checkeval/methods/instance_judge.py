@@ -1,4 +1,4 @@
-"""One overall 1–10 score per response from the judge itself, at once (Direct) or after a short analysis (CoT): the judge baselines RocketEval compares its checklists with.
+"""One overall score per response from the judge itself, at once as one digit 0–9 (Direct) or 1–10 after an analysis (CoT): the judge baselines RocketEval compares its checklists with, and the labeller's judgments its supervised rows are fitted on.
 
 Docs: https://checkeval.github.io/checkeval/instance_judge.html.md"""
 
@@ -16,14 +16,15 @@ from .rocketeval_data import instance_of
 from ..judges.types import JudgeRequest
 
 # %% auto #0
-__all__ = ['STYLE_TOKENS', 'instance_judge_messages', 'InstanceJudgeOptions', 'run_instance_judge']
+__all__ = ['STYLE_TOKENS', 'STYLE_SCALES', 'instance_judge_messages', 'InstanceJudgeOptions', 'run_instance_judge']
 
 # %% ../../nbs/12c_instance_judge.ipynb #32a53c56
-STYLE_TOKENS = {'direct': 8, 'cot': 160}   # default reply budgets
+STYLE_TOKENS = {'direct': 8, 'cot': 1024}   # default reply budgets: a digit; a whole analysis (a small judge's grid block caps it)
+STYLE_SCALES = {'direct': (0.0, 9.0), 'cot': (1.0, 10.0)}   # the paper's scales: Direct 0-9, CoT 1-10
 
 # %% ../../nbs/12c_instance_judge.ipynb #d607ca00
 def instance_judge_messages(item:Item, style:str='direct') -> list[dict]:
-    "Messages asking for `item`'s overall 1–10 score, at once (`direct`) or after a short analysis (`cot`)."
+    "Messages asking for `item`'s overall score, at once (`direct`, 0–9) or after an analysis (`cot`, 1–10); the reference answer shown when there is one."
     if style not in STYLE_TOKENS: raise ValueError(f"style must be one of {', '.join(STYLE_TOKENS)}, not {style!r}")
     ins = instance_of(item)
     return render(f'rocketeval/{style}', history=ins['history'], query=ins['query'], response=item.output, reference=ins['reference'] or '')
@@ -32,16 +33,16 @@ def instance_judge_messages(item:Item, style:str='direct') -> list[dict]:
 class InstanceJudgeOptions(MethodOptions):
     "Options of the CoT / Direct judge baselines."
     style: Literal['direct', 'cot'] = 'direct'
-    max_tokens: Optional[PositiveInt] = None        # None: 8 (direct), 160 (cot)
+    max_tokens: Optional[PositiveInt] = None        # None: 8 (direct), 1024 (cot)
     temperature: float = Field(0.0, ge=0)
-    scale: list[float] = Field(default_factory=lambda: [1.0, 10.0], min_length=2, max_length=2)
+    scale: Optional[list[float]] = Field(None, min_length=2, max_length=2)   # None: 0-9 (direct), 1-10 (cot)
 
 # %% ../../nbs/12c_instance_judge.ipynb #e9099f4b
 @register_method('instance_judge', options=InstanceJudgeOptions)
 def run_instance_judge(items:Sequence[Item], judge, dimensions:Sequence[Dimension], style:str='direct', max_tokens:int|None=None,
-                       temperature:float=0.0, scale:Sequence[float]=(1.0, 10.0)) -> MethodResult:
-    "A 1–10 overall score per response from `judge` (`style` direct or cot)."
-    lo, hi = scale
+                       temperature:float=0.0, scale:Sequence[float]|None=None) -> MethodResult:
+    "An overall score per response from `judge` (`style` direct, 0–9, or cot, 1–10; `scale` another range)."
+    lo, hi = scale or STYLE_SCALES[style]
     dim = dimensions[0].name if dimensions else 'overall'
     reqs = [JudgeRequest(messages=instance_judge_messages(it, style), max_tokens=max_tokens or STYLE_TOKENS[style], temperature=temperature,
                          meta={'method': 'instance_judge', 'stage': style, 'placeholder': 'Score: 7'}) for it in items]

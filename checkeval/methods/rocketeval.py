@@ -14,19 +14,19 @@ from ..core import Answer, Checklist, Dimension, Item, Judgment
 from ..prompts import render
 from .rocketeval_criteria import criterion_instances
 from ..runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
-from ..parsing import answer_class, normalized_yes, yes_no_mass
+from ..parsing import answer_class, normalized_yes, token_text, yes_no_mass
 from .rocketeval_data import (instance_of, parse_checklist, make_checklist, save_checklists, load_checklists,
     fixed_checklist, mt_bench_instances, read_mt_bench_responses, mt_bench_response_items, load_rocketeval_export, read_annotations,
     default_train_models, rocketeval_template)
 from ..judges.types import JudgeRequest, Constraint
 
 # %% auto #0
-__all__ = ['P_YES_RULES', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVERALL', 'creation_messages', 'create_checklists',
-           'authors_normalized_yes', 'normalized_score', 'grading_messages', 'grading_request', 'grade_items',
-           'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor', 'supervised_scores',
-           'generate_mt_bench_responses', 'RocketEvalOptions', 'check_creator', 'check_grader', 'check_rocketeval',
-           'creator_record', 'rocketeval_responses', 'rocketeval_checklists', 'item_features', 'rocketeval_supervised',
-           'rocketeval_judgments', 'run_rocketeval']
+__all__ = ['P_YES_RULES', 'FILL', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVERALL', 'creation_messages',
+           'create_checklists', 'authors_normalized_yes', 'normalized_score', 'grading_messages', 'grading_request',
+           'grade_items', 'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor',
+           'supervised_scores', 'generate_mt_bench_responses', 'RocketEvalOptions', 'check_creator', 'check_grader',
+           'check_rocketeval', 'creator_record', 'rocketeval_responses', 'rocketeval_checklists', 'item_features',
+           'item_fill', 'rocketeval_supervised', 'rocketeval_judgments', 'run_rocketeval']
 
 # %% ../../nbs/12_rocketeval.ipynb #4a7f4101
 def creation_messages(instance:Mapping, min_questions:int=5, max_questions:int=10, prompt_source:str='own') -> list[dict]:
@@ -43,10 +43,11 @@ def creation_messages(instance:Mapping, min_questions:int=5, max_questions:int=1
 # %% ../../nbs/12_rocketeval.ipynb #3f398732
 def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|None=None, benchmark:str|None=None,
                       min_questions:int=5, max_questions:int=10, prompt_source:str='own', max_tokens:int=1024,
+                      temperature:float=0.7, top_p:float|None=0.95, seed:int|None=None,   # the released checklist.py's sampling
                       desc:str='rocketeval: create checklists') -> tuple[dict[str, Checklist], list[dict]]:
     "Checklists (instance id → `Checklist`) written by `judge`, and a log record per instance."
     reqs = [JudgeRequest(messages=creation_messages(ins, min_questions, max_questions, prompt_source),
-                         max_tokens=max_tokens, temperature=0.0,
+                         max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed,
                          meta={'method': 'rocketeval', 'stage': 'create',   # a dry run's reply: a checklist of max_questions questions
                                'placeholder': '\n'.join(f'{k}. Does the response settle placeholder point {k} of request {ins["id"]}?'
                                                         for k in range(1, max_questions + 1))})
@@ -70,23 +71,26 @@ def create_checklists(instances:Sequence[Mapping], judge, dimension:Dimension|No
     return checklists, log
 
 # %% ../../nbs/12_rocketeval.ipynb #7c03f3cd
-P_YES_RULES = ('sum_top20', 'authors')
+P_YES_RULES = ('authors', 'sum_top20')   # the first is the paper setting
+FILL = {'authors': 0.5, 'sum_top20': None}   # what an unknown item counts as under each rule
 
-def authors_normalized_yes(top_logprobs:Mapping[str, float]|None, k:int=5) -> float:
-    "The released code's rule: max over the yes (no) spellings among the top `k` tokens, a missing side 0, neither → 0.5."
+def authors_normalized_yes(top_logprobs:Mapping[str, float]|None, k:int=5) -> float|None:
+    "The released code's rule: max over the `Yes` (`No`) spellings among the top `k` tokens, a missing side 0; neither → None."
     top = sorted(((t, lp) for t, lp in (top_logprobs or {}).items() if lp is not None and not math.isnan(lp)), key=lambda x: -x[1])[:k]
-    best = {'yes': 0.0, 'no': 0.0}
+    best = {'Yes': 0.0, 'No': 0.0}
     for t, lp in top:
-        c = answer_class(t)
-        if c is not None: best[c] = max(best[c], math.exp(lp))
-    return best['yes'] / (best['yes'] + best['no']) if best['yes'] + best['no'] > 0 else 0.5
+        w = token_text(t).strip().capitalize()
+        if w in best: best[w] = max(best[w], math.exp(lp))
+    return best['Yes'] / (best['Yes'] + best['No']) if best['Yes'] + best['No'] > 0 else None
 
 # %% ../../nbs/12_rocketeval.ipynb #dda9d648
-def normalized_score(top_logprobs:Mapping[str, float]|None, rule:str='sum_top20') -> tuple[float|None, str]:
+def normalized_score(top_logprobs:Mapping[str, float]|None, rule:str='authors') -> tuple[float|None, str]:
     "P(Yes) / (P(Yes) + P(No)) from the first token's top log-probabilities under `rule`, and 'ok' or the reason it is unknown."
     if rule not in P_YES_RULES: raise ValueError(f"p_yes must be one of {P_YES_RULES}, not {rule!r}")
     if not top_logprobs: return None, 'no logprobs in the response'
-    if rule == 'authors': return authors_normalized_yes(top_logprobs), 'ok'
+    if rule == 'authors':
+        p = authors_normalized_yes(top_logprobs)
+        return (p, 'ok') if p is not None else (None, 'neither Yes nor No among the top 5 logprobs')
     p = normalized_yes(top_logprobs, position=0)
     if p is None: return None, 'neither yes nor no among the top logprobs'
     return p, 'ok'
@@ -111,7 +115,7 @@ def grading_request(messages:list[dict], logprobs:bool=True, top_logprobs:int|No
                         constraint=Constraint(choices=list(YES_NO)) if constrain else None)
 
 # %% ../../nbs/12_rocketeval.ipynb #6d0f6bbe
-def _value(resp, normalized:bool, rule:str='sum_top20') -> tuple[float|None, str, float|None]:
+def _value(resp, normalized:bool, rule:str='authors') -> tuple[float|None, str, float|None]:
     "(value, status, p_yes) of one grading response."
     if resp.error: return None, f'judge error: {resp.error}', None
     p, why = normalized_score(resp.top_logprobs[0] if resp.top_logprobs else None, rule)
@@ -146,7 +150,7 @@ def _grade_conversations(jobs, judge, answer, keys, logprobs:bool, top_logprobs,
 # %% ../../nbs/12_rocketeval.ipynb #39048def
 def grade_items(items:Sequence[Item], checklists:Mapping[str, Checklist], judge, dimension:str='overall', variant:str='default',
                 normalized:bool=True, independent:bool=True, constrain:bool=True, top_logprobs:int|None=20,
-                prompt_source:str='own', method:str='rocketeval', desc:str='rocketeval: grade', p_yes:str='sum_top20') -> list[Answer]:
+                prompt_source:str='own', method:str='rocketeval', desc:str='rocketeval: grade', p_yes:str='authors') -> list[Answer]:
     "One `Answer` per (item, checklist question) of the item's instance; items without a checklist get none."
     logprobs = bool(getattr(judge, 'supports_logprobs', True))
     if normalized and not logprobs:
@@ -172,8 +176,9 @@ def grade_items(items:Sequence[Item], checklists:Mapping[str, Checklist], judge,
     return [out[(it.item_id, q.id)] for it, _, cl in jobs for q in cl.questions]
 
 # %% ../../nbs/12_rocketeval.ipynb #38b88d01
-def unsupervised_score(p:Sequence[float|None]) -> float|None:
-    "Mean of the known item scores, mapped to 1–10 (× 9 + 1); None when no item has a score."
+def unsupervised_score(p:Sequence[float|None], fill:float|None=None) -> float|None:
+    "Mean of the item scores mapped to 1–10 (× 9 + 1), an unknown one counted as `fill` (None: left out); None when nothing is left."
+    if fill is not None and any(x is not None for x in p): p = [fill if x is None else x for x in p]
     ok = [x for x in p if x is not None and not (isinstance(x, float) and math.isnan(x))]
     return float(np.mean(ok)) * 9 + 1 if ok else None
 
@@ -208,11 +213,12 @@ def _features(p:Sequence[float|None], fill:float=0.5) -> list[float]:
 
 def supervised_scores(features:Mapping[str, Mapping[str, Sequence[float|None]]], labels:Mapping[tuple[str, str], float],
                       train_systems:Iterable[str], weight_factor:bool=True, n_classes:int=10, scale:tuple[float, float]=(1, 10),
-                      seed:int=42, min_train:int=2) -> dict[tuple[str, str], dict]:
+                      seed:int=42, min_train:int=2, fill:float|None=None) -> dict[tuple[str, str], dict]:
     """Supervised scores (Eq. 4) for every (instance, system) in `features` (instance → system → item scores).
 
     `labels`: (instance, system) → annotated score; only `train_systems` are used for fitting. Returns per
-    (instance, system): `score` (blended), `unsup`, `pred` (regressor), `alpha`, `n_train`, `supervised`, `reason`."""
+    (instance, system): `score` (blended), `unsup`, `pred` (regressor), `alpha`, `n_train`, `supervised`, `reason`;
+    `fill`: what an unknown item counts as in the unsupervised part (the regressor's features always take 0.5)."""
     train_systems = set(train_systems)
     out = {}
     for iid, by_sys in features.items():
@@ -225,7 +231,7 @@ def supervised_scores(features:Mapping[str, Mapping[str, Sequence[float|None]]],
             model = fit_query_predictor([_features(p) for _, p in train], y, seed)
             alpha = kl_weight(y, n_classes, scale) if weight_factor else 1.0
         for s, p in by_sys.items():
-            u = unsupervised_score(p)
+            u = unsupervised_score(p, fill)
             if model is None or u is None:
                 out[(iid, s)] = dict(score=u, unsup=u, pred=None, alpha=alpha, n_train=len(train), supervised=False,
                                      reason=reason or 'no item score for this response')
@@ -281,10 +287,12 @@ class RocketEvalOptions(MethodOptions):
     turns: Union[PositiveInt, list[PositiveInt]] = Field(default_factory=lambda: [1, 2])
     generate_systems: PositiveInt = 2
     respond_max_tokens: PositiveInt = 256
-    create_max_tokens: PositiveInt = 1024
+    create_max_tokens: PositiveInt = 1024                 # the released checklist.py: 1024 tokens,
+    create_temperature: float = Field(0.7, ge=0)          # temperature 0.7,
+    create_top_p: float = Field(0.95, gt=0, le=1)         # top_p 0.95
     scale: list[float] = Field(default_factory=lambda: [1.0, 10.0], min_length=2, max_length=2)
     on_creation_failure: Literal['skip', 'fixed'] = 'skip'
-    p_yes: Literal['sum_top20', 'authors'] = 'sum_top20'
+    p_yes: Literal['authors', 'sum_top20'] = 'authors'     # the released robust_logprobs rule; sum_top20 a variant
 
 # %% ../../nbs/12_rocketeval.ipynb #160b3b5a
 PLUMBING_BACKENDS = ('function',)   # scripted judges in tests and examples
@@ -364,7 +372,7 @@ def rocketeval_checklists(instances:Mapping[str, dict], creator, o:RocketEvalOpt
     elif preloaded: checklists = dict(preloaded)
     else:
         checklists, log = create_checklists(list(instances.values()), creator, dim, benchmark, o.min_questions, o.max_questions,
-                                            o.prompt_source, o.create_max_tokens)
+                                            o.prompt_source, o.create_max_tokens, o.create_temperature, o.create_top_p, o.seed)
         artifacts['creation_log'] = log
         if o.on_creation_failure == 'fixed':
             for r in log:
@@ -386,6 +394,10 @@ def item_features(resp_items:Sequence[Item], checklists:Mapping[str, Checklist],
     return feats
 
 # %% ../../nbs/12_rocketeval.ipynb #bb33a0dc
+def item_fill(o:RocketEvalOptions) -> float|None:
+    "What an unknown item counts as in the scores: 0.5 under the released P(Yes) rule (normalised scores), else left out."
+    return FILL[o.p_yes] if o.normalized else None
+
 def rocketeval_supervised(feats, labels:Mapping, o:RocketEvalOptions, benchmark:str, artifacts:dict) -> dict:
     "Stage 4a: supervised scores where annotations exist (`annotations=` or an export's), else {}."
     if o.annotations: labels = {**labels, **read_annotations(o.annotations)}
@@ -393,18 +405,18 @@ def rocketeval_supervised(feats, labels:Mapping, o:RocketEvalOptions, benchmark:
     tm = o.train_models
     train = [s.strip() for s in tm.split(',') if s.strip()] if isinstance(tm, str) else (list(tm) if tm else default_train_models(benchmark))
     artifacts['supervised'] = {'train_models': train, 'n_labels': len(labels), 'weight_factor': o.weight_factor}
-    return supervised_scores(feats, labels, train, o.weight_factor, o.n_classes, tuple(o.scale), o.seed)
+    return supervised_scores(feats, labels, train, o.weight_factor, o.n_classes, tuple(o.scale), o.seed, fill=item_fill(o))
 
 # %% ../../nbs/12_rocketeval.ipynb #f5945990
 def rocketeval_judgments(resp_items:Sequence[Item], checklists:Mapping[str, Checklist], feats:Mapping, sup:Mapping,
-                         judge, dim:Dimension, variant:str, artifacts:dict) -> list[Judgment]:
-    "Stage 4b: one `Judgment` per response (score, both scores in `meta`, the reason when unscored); the score table goes to `artifacts`."
+                         judge, dim:Dimension, variant:str, artifacts:dict, fill:float|None=None) -> list[Judgment]:
+    "Stage 4b: one `Judgment` per response (score, both scores in `meta`, the reason when unscored, `n_filled`: unknown items counted as `fill`); the score table and the fill count go to `artifacts`."
     log_by_id = {r['instance_id']: r for r in artifacts.get('creation_log', [])}
     judgments, table = [], []
     for it in resp_items:
         cl = checklists.get(it.group_id)
         p = feats.get(it.group_id, {}).get(it.system_id, [])
-        u, s = unsupervised_score(p), sup.get((it.group_id, it.system_id))
+        u, s = unsupervised_score(p, fill), sup.get((it.group_id, it.system_id))
         score = s['score'] if s and s['supervised'] else u
         reason = None if cl else f"no checklist: {log_by_id.get(it.group_id, {}).get('status', 'not created')}"
         if cl and u is None: reason = 'no checklist item could be scored'
@@ -415,12 +427,15 @@ def rocketeval_judgments(resp_items:Sequence[Item], checklists:Mapping[str, Chec
         if reason: meta['reason'] = reason
         if it.meta.get('plumbing'): meta['plumbing'] = True
         n_ok = sum(x is not None for x in p)
+        if fill is not None and n_ok: meta['n_filled'] = len(p) - n_ok
         judgments.append(Judgment(benchmark=it.benchmark, item_id=it.item_id, system_id=it.system_id, method='rocketeval', judge=judge.name,
                                   dimension=dim.name, variant=variant, score=score, n_questions=len(cl) if cl else 0,
                                   n_answered=n_ok, n_failed=(len(cl) if cl else 0) - n_ok, meta=meta))
         table.append(dict(item_id=it.item_id, instance_id=it.group_id, system_id=it.system_id, score=score, score_unsup=u,
                           **({k: meta.get(k) for k in ('score_sup', 'alpha', 'split')} if s else {})))
     artifacts['scores'] = table
+    if fill is not None: artifacts['p_yes_fill'] = {'fill': fill, 'items_filled': sum(j.meta.get('n_filled', 0) for j in judgments),
+                                                    'items': sum(len(j.meta['p']) for j in judgments)}
     return judgments
 
 # %% ../../nbs/12_rocketeval.ipynb #83b2e80d
@@ -445,5 +460,5 @@ def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], 
                           o.top_logprobs, o.prompt_source, p_yes=o.p_yes)
     feats = item_features(resp_items, checklists, answers)
     sup = rocketeval_supervised(feats, labels, o, benchmark, artifacts)
-    judgments = rocketeval_judgments(resp_items, checklists, feats, sup, judge, dim, variant, artifacts)
+    judgments = rocketeval_judgments(resp_items, checklists, feats, sup, judge, dim, variant, artifacts, item_fill(o))
     return MethodResult(answers=answers, judgments=judgments, artifacts=artifacts)

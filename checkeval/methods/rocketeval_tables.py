@@ -16,16 +16,17 @@ from ..data import load_alpacaeval_leaderboard, load_arena_elo, load_benchmark
 from ..metaeval import MIN_ITEMS, ROW_FUNCS
 from ..rankings import bradley_terry, pairwise_agreement, pairwise_outcomes, ranking_correlation
 from ..parsing import answer_class
-from .rocketeval import supervised_scores, unsupervised_score
+from .rocketeval import FILL, supervised_scores, unsupervised_score
 from .rocketeval_data import PAPER_LABELER
 from ..runs import load_run
 
 # %% auto #0
-__all__ = ['system_scores', 'arena_reference', 'simulated_battles', 'list_level_evaluation', 'pairwise_agreement_with_votes',
-           'common_queries', 'ranking_rows', 'alpacaeval_reference', 'features_of', 'decoded_features', 'rescored',
-           'labels_from', 'parse_rate', 'request_costs', 'cost_table', 'method_ranking_rows', 'graders', 'find_run',
-           'checklist_split', 'labeler_of', 'supervision_summary', 'rocketeval_variants', 'variant_ranking_rows',
-           'checklist_note', 'grader_variants', 'ranking_table', 'vote_table']
+__all__ = ['CHECK_COLUMNS', 'system_scores', 'arena_reference', 'simulated_battles', 'list_level_evaluation',
+           'pairwise_agreement_with_votes', 'common_queries', 'ranking_rows', 'alpacaeval_reference', 'features_of',
+           'decoded_features', 'rescored', 'labels_from', 'parse_rate', 'request_costs', 'cost_table',
+           'method_ranking_rows', 'graders', 'find_run', 'checklist_split', 'labeler_of', 'fill_of', 'labeller_labels',
+           'supervision_summary', 'fill_note', 'rocketeval_variants', 'variant_ranking_rows', 'checklist_note',
+           'grader_variants', 'ranking_table', 'table6_checks', 'vote_table']
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #6eaafb21
 def system_scores(judgments:Sequence[Judgment], score:str='score') -> pd.Series:
@@ -188,23 +189,25 @@ def decoded_features(answers:Sequence[Answer]) -> dict[str, dict[str, list]]:
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #04f3d215
 def rescored(judgments:Sequence[Judgment], feats:Mapping, labels:Mapping|None=None, train:Sequence[str]=(), weight_factor:bool=True,
-             seed:int=42) -> list[Judgment]:
-    "Copies of `judgments` scored from `feats` (unsupervised), or supervised (Eq. 4) where `labels` of the `train` systems allow it."
-    sup = supervised_scores(feats, labels, train, weight_factor, seed=seed) if labels else {}
+             seed:int=42, fill:float|None=None) -> list[Judgment]:
+    "Copies of `judgments` scored from `feats` (unsupervised), or supervised (Eq. 4) where `labels` of the `train` systems allow it; `fill`: what an unknown item counts as."
+    sup = supervised_scores(feats, labels, train, weight_factor, seed=seed, fill=fill) if labels else {}
     out = []
     for j in judgments:
         q = j.meta.get('instance_id', j.item_id)
         p = feats.get(q, {}).get(j.system_id)
         s = sup.get((q, j.system_id))
-        score = s['score'] if s and s['supervised'] else (unsupervised_score(p) if p is not None else None)
+        score = s['score'] if s and s['supervised'] else (unsupervised_score(p, fill) if p is not None else None)
         out.append(j.model_copy(update={'score': score, 'meta': {**j.meta, 'alpha': s['alpha'] if s else None,
                                                                    'supervised': bool(s and s['supervised'])}}))
     return out
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #62eb42d7
-def labels_from(judgments:Sequence[Judgment]) -> dict[tuple[str, str], float]:
-    "(instance, system) → score of a labelling run (e.g. a direct judge's scores of the training models' responses)."
-    return {(j.meta.get('instance_id', j.item_id), j.system_id): float(j.score) for j in judgments if j.score is not None}
+def labels_from(judgments:Sequence[Judgment], scale:Sequence[float]|None=None) -> dict[tuple[str, str], float]:
+    "(instance, system) → score of a labelling run (the labeller's judgments of the training models' responses), mapped from `scale` onto 1–10 when given."
+    lo, hi = scale if scale is not None else (1.0, 10.0)
+    to10 = lambda v: 1 + (float(v) - lo) * 9 / (hi - lo)
+    return {(j.meta.get('instance_id', j.item_id), j.system_id): to10(j.score) for j in judgments if j.score is not None}
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #1c1df462
 def parse_rate(answers:Sequence[Answer]) -> float:
@@ -313,6 +316,21 @@ def labeler_of(run:Mapping|None) -> str:
     "The judge whose scores label the supervised fit of `run`: its `labeler` option, else the paper's (GPT-4o)."
     return ((run or {}).get('options') or {}).get('labeler') or PAPER_LABELER
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #e9cf7217
+def fill_of(run:Mapping|None) -> float|None:
+    "What an unknown item counts as in `run`'s scores: 0.5 under the released P(Yes) rule it records, else None (left out)."
+    return FILL.get(((run or {}).get('artifacts') or {}).get('p_yes_rule'))
+
+def labeller_labels(runs:pd.DataFrame, benchmark:str, labeler:str) -> tuple[dict|None, str]:
+    """The labels of the supervised fit, ((instance, system) → score on 1–10, what they are): the labeller's CoT judgments (the
+    released score.py fits on GPT-4o's judgments, an analysis then a 1–10 score), else its Direct scores (0–9 mapped onto 1–10)."""
+    for style, what in (('cot', 'CoT judgments'), ('direct', 'Direct scores (no CoT run of the labeller)')):
+        r = find_run(runs, benchmark, 'instance_judge', labeler, style=style)
+        if r is not None:
+            labs = labels_from(r['judgments'], (r.get('artifacts') or {}).get('scale'))
+            if labs: return labs, f"{labeler}'s {what}"
+    return None, f'no CoT or Direct run of the labeller {labeler} with a score on these items'
+
 # %% ../../nbs/12b_rocketeval_tables.ipynb #8d712a8d
 def supervision_summary(judgments:Sequence[Judgment]) -> dict:
     "{'alpha': mean α over the fitted queries, 'fitted_queries', 'queries'} of rescored (supervised) judgments."
@@ -326,30 +344,51 @@ def _answers_of(answers:Sequence[Answer], judgments:Sequence[Judgment]) -> list[
     keep = {(j.item_id, j.system_id) for j in judgments}
     return [a for a in answers if (a.item_id, a.system_id) in keep]
 
-def rocketeval_variants(run:Mapping, labels:Mapping|None=None, labeler:str|None=None, fixed_run:Mapping|None=None) -> list[dict]:
-    "Rows of one grader: {method, judgments, answers, score, note, alpha, fitted_queries} for unsupervised, supervised and Fixed."
-    parts, labeler = checklist_split(run), labeler or labeler_of(run)
+def fill_note(run:Mapping) -> str:
+    "The P(Yes) rule of `run` and, under the released one, how many item scores were unknown and counted as 0.5."
+    a = run.get('artifacts') or {}
+    f = a.get('p_yes_fill')
+    return f"P(Yes) rule: {a.get('p_yes_rule')}" + (f"; {f['items_filled']} of {f['items']} item scores unknown, counted as {f['fill']}" if f else '')
+
+def rocketeval_variants(run:Mapping, labels:Mapping|None=None, labeler:str|None=None, fixed_run:Mapping|None=None,
+                        labels_what:str|None=None) -> list[dict]:
+    """Rows of one grader: {method, judgments, answers, score, note, alpha, fitted_queries, shared} for unsupervised, supervised
+    (refitted on `labels`, described by `labels_what`; without them, the run's own fit when it made one) and Fixed."""
+    parts, labeler, fill = checklist_split(run), labeler or labeler_of(run), fill_of(run)
     row = lambda m, js, ans, sc, note='', **kw: dict(method=m, judgments=js, answers=_answers_of(ans, js), score=sc, note=note, **kw)
-    out = [row('RocketEval (unsupervised)', parts['created'], run['answers'], 'score_unsup')]
+    out = [row('RocketEval (unsupervised)', parts['created'], run['answers'], 'score_unsup', fill_note(run))]
     train = sorted({j.system_id for j in run['judgments'] if j.meta.get('split') == 'train'})
-    if labels:
-        sup = rescored(parts['created'], features_of(parts['created']), labels, train)
+    own = [j for j in parts['created'] if 'score_sup' in j.meta]
+    if labels: sup, whose = rescored(parts['created'], features_of(parts['created']), labels, train, fill=fill), labels_what or f"{labeler}'s scores"
+    elif own: sup, whose = parts['created'], f"the run's own fit ({(run.get('options') or {}).get('annotations') or 'the export'}'s scores)"
+    else: sup = None
+    if sup is not None:
         s = supervision_summary(sup)
-        out.append(row('RocketEval (supervised)', sup, run['answers'], 'score', f"labels: {labeler}'s Direct scores of {len(train)} "
-                       f"training models; α mean {s['alpha']:.2f} over {s['fitted_queries']} fitted of {s['queries']} queries",
-                       alpha=s['alpha'], fitted_queries=s['fitted_queries']))
-    else: out.append(row('RocketEval (supervised)', [], [], 'score', f'not fitted: no Direct run of the labeller {labeler} on these items'))
+        out.append(row('RocketEval (supervised)', sup, run['answers'], 'score', f"labels: {whose} of {len(train)} training models; "
+                       f"α mean {s['alpha']:.2f} over {s['fitted_queries']} fitted of {s['queries']} queries", alpha=s['alpha'], fitted_queries=s['fitted_queries']))
+    else: out.append(row('RocketEval (supervised)', [], [], 'score', f'not fitted: no CoT or Direct run of the labeller {labeler} on these items'))
     fixed, src = ((checklist_split(fixed_run)['fixed'], fixed_run['answers']) if fixed_run else (parts['fixed'], run['answers']))
-    how = 'a checklists: fixed run' if fixed_run else 'the instances whose checklist creation failed, graded with the fixed list'
-    out.append(row('Fixed checklist', fixed, src, 'score_unsup', f'{how}' if fixed else 'no instance graded with the fixed list'))
+    how = 'a checklists: fixed run' if fixed_run else 'the instances whose checklist creation failed, graded with the fixed list (other queries)'
+    out.append(row('Fixed checklist', fixed, src, 'score_unsup', f'{how}' if fixed else 'no instance graded with the fixed list', shared=fixed_run is not None))
     return out
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #26e83ef8
 def variant_ranking_rows(variants:Sequence[Mapping], reference:pd.Series, ground_truth:str, judge:str, n_boot:int=1000,
                          min_items:int|None=MIN_ITEMS) -> pd.DataFrame:
-    "`method_ranking_rows` of each of `rocketeval_variants`, with α and the fitted queries of the supervised row."
-    parts = [method_ranking_rows(v['method'], v['judgments'], v['answers'], reference, ground_truth, v['score'], n_boot, v['note'], judge, min_items)
-             .assign(alpha=v.get('alpha'), fitted_queries=v.get('fitted_queries')) for v in variants]
+    """`method_ranking_rows` of each of `rocketeval_variants` on the same queries (those every model scored in every row with
+    judgments; a row marked `shared: False`, the fallback Fixed row, keeps its own), with α and the fitted queries."""
+    qs = lambda v: {j.meta.get('instance_id', j.item_id) for j in common_queries([j for j in v['judgments'] if j.system_id in reference.index], v['score'])[0]}
+    sets = [qs(v) for v in variants if v['judgments'] and v.get('shared', True)]
+    keep = set.intersection(*sets) if sets else set()
+    def same(v):
+        if not v.get('shared', True) or not v['judgments']: return v['judgments'], v['note']
+        js = [j for j in v['judgments'] if j.meta.get('instance_id', j.item_id) in keep]
+        return js, '; '.join(x for x in (v['note'], f'{len(keep)} queries shared by every row' if len(sets) > 1 else '') if x)
+    parts = []
+    for v in variants:
+        js, note = same(v)
+        parts.append(method_ranking_rows(v['method'], js, _answers_of(v['answers'], js) if v['answers'] else [], reference, ground_truth,
+                                         v['score'], n_boot, note, judge, min_items).assign(alpha=v.get('alpha'), fitted_queries=v.get('fitted_queries')))
     return pd.concat(parts, ignore_index=True)
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #b5b62d48
@@ -363,13 +402,12 @@ def checklist_note(run:Mapping) -> str:
 
 # %% ../../nbs/12b_rocketeval_tables.ipynb #bdca2e6e
 def grader_variants(runs:pd.DataFrame, benchmark:str, grader:str) -> tuple[list[dict], Mapping|None]:
-    "`rocketeval_variants` of `grader`'s main run (labels: the Direct run of its labeller), then its Direct and CoT runs; and the main run."
+    "`rocketeval_variants` of `grader`'s main run (labels: its labeller's CoT judgments, else Direct scores), then its Direct and CoT runs; and the main run."
     run = find_run(runs, benchmark, 'rocketeval', grader, independent=None, checklists=None)
     if run is None: return [], None
     lab = labeler_of(run)
-    direct_lab = find_run(runs, benchmark, 'instance_judge', lab, style='direct')
-    vs = rocketeval_variants(run, labels_from(direct_lab['judgments']) if direct_lab else None, lab,
-                             find_run(runs, benchmark, 'rocketeval', grader, checklists='fixed'))
+    labels, what = labeller_labels(runs, benchmark, lab)
+    vs = rocketeval_variants(run, labels, lab, find_run(runs, benchmark, 'rocketeval', grader, checklists='fixed'), labels_what=what)
     for style, label in (('direct', 'Direct'), ('cot', 'CoT')):
         r = find_run(runs, benchmark, 'instance_judge', grader, style=style)
         vs.append(dict(method=label, judgments=r['judgments'] if r else [], answers=r['answers'] if r else [], score='score',
@@ -389,6 +427,34 @@ def ranking_table(runs:pd.DataFrame, benchmark:str, references:Sequence[tuple[st
     if not out: missing.append(f'{benchmark}: no RocketEval run of any grader')
     return (pd.concat(out, ignore_index=True) if out else pd.DataFrame()), missing
 
+# %% ../../nbs/12b_rocketeval_tables.ipynb #fcbd7e7d
+CHECK_COLUMNS = ['benchmark', 'method', 'variant', 'judge', 'dimension', 'level', 'statistic', 'reported', 'planted', 'low', 'high', 'passed']
+
+def table6_checks(path) -> pd.DataFrame:
+    "The rehearsal's checks of a Table 6 CSV (`ranking_table` rows against Arena Elo), one row per check in the planted checks' columns."
+    if not Path(path).exists(): return pd.DataFrame(columns=CHECK_COLUMNS)
+    t = pd.read_csv(path)
+    t, rows = t[t.ground_truth.str.startswith('Arena')], []
+    row = lambda b, v, g, st, rep, pl, lo, hi, ok: dict(benchmark=b, method='rocketeval', variant=v, judge=g, dimension='overall', level='list',
+                                                        statistic=st, reported=float(rep), planted=float(pl), low=float(lo), high=float(hi), passed=bool(ok))
+    for b, tb in t.groupby('benchmark'):
+        moved = []
+        for g, d in tb.groupby('judge'):
+            k = d[d.statistic == 'kendall'].set_index('method')
+            un, sup, fx = (k.loc[m] if m in k.index else None for m in ('RocketEval (unsupervised)', 'RocketEval (supervised)', 'Fixed checklist'))
+            if un is None: continue
+            if sup is not None:
+                fq = 0 if pd.isna(sup.fitted_queries) else sup.fitted_queries
+                rows.append(row(b, 'RocketEval (supervised)', g, 'fitted_queries', fq, un.n_queries, un.n_queries, np.inf, un.n_queries > 0 and fq >= un.n_queries))
+                both = d[d.method.isin(['RocketEval (unsupervised)', 'RocketEval (supervised)'])].pivot_table(index='statistic', columns='method', values='value')
+                if both.shape[1] == 2: moved.append(float((both.iloc[:, 0] - both.iloc[:, 1]).abs().max()))
+            if fx is not None:
+                ok = str(fx.note).startswith('a checklists: fixed run') and fx.n_queries == un.n_queries and fx.n_models == un.n_models
+                rows.append(row(b, 'Fixed checklist', g, 'queries', fx.n_queries, un.n_queries, un.n_queries, un.n_queries, ok))
+        m = max([x for x in moved if not np.isnan(x)], default=np.nan)   # no ranking with a value (too few models): nothing to compare
+        if np.isfinite(m): rows.append(row(b, 'RocketEval (supervised)', '(every grader)', '|sup - unsup| max', m, 0, 1e-9, np.inf, m > 0))
+    return pd.DataFrame(rows, columns=CHECK_COLUMNS)
+
 # %% ../../nbs/12b_rocketeval_tables.ipynb #f5d3958d
 def vote_table(runs:pd.DataFrame, benchmark:str, votes, names:Mapping[str, str]|None=None) -> pd.DataFrame:
     "Tables 2 and 7: agreement with human `votes` of every grader's variants and ablations (empty values with the reason in `note`)."
@@ -397,10 +463,13 @@ def vote_table(runs:pd.DataFrame, benchmark:str, votes, names:Mapping[str, str]|
         vs, run = grader_variants(runs, benchmark, g)
         if run is None: continue
         multi = find_run(runs, benchmark, 'rocketeval', g, independent=False)
-        created = checklist_split(run)['created']
+        created, (labels, what) = checklist_split(run)['created'], labeller_labels(runs, benchmark, labeler_of(run))
+        train = sorted({j.system_id for j in run['judgments'] if j.meta.get('split') == 'train'})
         vs += [dict(method='w/o independent grading', judgments=checklist_split(multi)['created'] if multi else [], answers=[],
                     score='score_unsup', note='' if multi else 'no run with independent: false'),
-               dict(method='w/o normalised score', judgments=rescored(created, decoded_features(run['answers'])), answers=[], score='score', note='')]
+               dict(method='w/o normalised score', judgments=rescored(created, decoded_features(run['answers'])), answers=[], score='score', note=''),
+               dict(method='w/o weight factor (α = 1)', answers=[], score='score', note=f'labels: {what}' if labels else f'not fitted: {what}',
+                    judgments=rescored(created, features_of(created), labels, train, weight_factor=False, fill=fill_of(run)) if labels else [])]
         for v in vs:
             agr = pairwise_agreement_with_votes(v['judgments'], votes, score=v['score'], names=names)
             rows.append(dict(judge=g, method=v['method'], parse_rate=parse_rate(v['answers']) if v['answers'] else None,

@@ -90,7 +90,7 @@ class DigestMemo:
         return hit
 
 # %% ../../nbs/05c_testing_prompt_lists.ipynb #b1590833
-_GENERATE = re.compile(r'numbered list of questions|holds the questions|do not answer the questions|one question per line|write (?:a |the |new |additional )?'
+_GENERATE = re.compile(r'numbered list of questions|binary question list|holds the questions|do not answer the questions|one question per line|write (?:a |the |new |additional )?'
                        r'(?:checklist|key points|key questions|sub-questions|questions|considerations|components)|"considerations"|"components"', re.I)
 _YESNO_ONE = re.compile(r'single word|one word|with (?:yes|no) or (?:yes|no)\b|\byes/no\b|yes to keep', re.I)
 _LIST_FORM = re.compile(r'\bQ1\b|one line per|by (?:its|the \w+\'s) number')
