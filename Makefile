@@ -90,9 +90,9 @@ lab: $(STAMP)
 	cd nbs && ../$(BIN)/jupyter lab --MappingKernelManager.default_kernel_name=checkeval $(LAB_ARGS)
 
 # The docs site: nbdev's processing (signatures and docstrings expanded, no Quarto) then MkDocs Material
-# over the notebooks as Markdown pages (nbconvert; mkdocs.yml): a searchable static site in _site/ (checkeval.site.build_docs).
+# over the notebooks as Markdown pages (nbconvert; mkdocs.yml): a searchable static site in _site/ (checkeval.tooling.site.build_docs).
 docs: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -c "from checkeval.site import build_docs, check_links; r = build_docs(); print(r); b = check_links(r['out']); print('broken links:', b or 'none'); raise SystemExit(1 if b else 0)"
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -c "from checkeval.tooling.site import build_docs, check_links; r = build_docs(); print(r); b = check_links(r['out']); print('broken links:', b or 'none'); raise SystemExit(1 if b else 0)"
 
 bench: $(STAMP)
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -1,14 +1,14 @@
 """Bootstrap statistics of the rehearsal's planted checks and of the tables' confidence intervals, against the libraries' loops.
 
 Synthetic data at SummEval's size (1,600 items; 12 judges for the agreement), 1,000 resamples of the items (300 for
-Krippendorff's alpha, as `checkeval.rehearse.planted_agreement_checks` draws), timed in one run:
-  - Kendall's tau-b of every resample: `checkeval.rehearse._resamples` (one float32 product per 256 resamples)
+Krippendorff's alpha, as `checkeval.reproduction.rehearsal.planted_agreement_checks` draws), timed in one run:
+  - Kendall's tau-b of every resample: `checkeval.reproduction.rehearsal._resamples` (one float32 product per 256 resamples)
     against `scipy.stats.kendalltau` called per resample (what the planted checks did above 400 items);
-  - Spearman's rho of every resample: `checkeval.rehearse._resamples` (mid-ranks from each resample's item counts)
+  - Spearman's rho of every resample: `checkeval.reproduction.rehearsal._resamples` (mid-ranks from each resample's item counts)
     against `scipy.stats.rankdata` of every resample and a Pearson of the ranks (what the planted checks did before);
-  - Krippendorff's interval alpha of every resample: `checkeval.rehearse.alpha_resamples` (item sums) against
+  - Krippendorff's interval alpha of every resample: `checkeval.reproduction.rehearsal.alpha_resamples` (item sums) against
     `krippendorff.alpha` per resample (what the agreement checks did);
-  - the weighted Kendall of the tables' bootstrap CIs: `checkeval.metaeval._wkendall` (one product, ties from class sums)
+  - the weighted Kendall of the tables' bootstrap CIs: `checkeval.metaeval.weighted_kendall` (one product, ties from class sums)
     against the same statistic with three products (the previous code, written out below).
 Each pair is checked to give the same values (max abs difference printed). The data are synthetic: the numbers say how
 fast the statistics are, nothing about any judge. The last line printed is one JSON object.
@@ -18,8 +18,8 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
-from checkeval.rehearse import _resamples, alpha_resamples
-from checkeval.metaeval import _wkendall
+from checkeval.reproduction.rehearsal import _resamples, alpha_resamples
+from checkeval.metaeval import weighted_kendall
 
 N, JUDGES, BOOT, BOOT_ALPHA = 1600, 12, 1000, 300
 
@@ -61,7 +61,7 @@ def main():
     a_old, t_a_old = timed(lambda: np.array([krippendorff.alpha(reliability_data=M[:, i], level_of_measurement='interval') for i in ia]))
     g = rng.integers(0, 100, N)                             # 100 documents, resampled as groups
     W = rng.multinomial(100, np.ones(100) / 100, size=BOOT).astype(float)[:, g]
-    w_new, t_w_new = timed(_wkendall, W, h, z)
+    w_new, t_w_new = timed(weighted_kendall, W, h, z)
     w_old, t_w_old = timed(three_products, W, h, z)
     out = dict(bench='bootstrap_stats', items=N, resamples=BOOT,
                kendall_resamples_s=round(t_k_new, 3), kendall_scipy_loop_s=round(t_k_old, 3), kendall_speedup=round(t_k_old / t_k_new, 2),

@@ -1,7 +1,7 @@
 """The docs site's nbdev processing (every notebook's `show_doc` cells run, signatures expanded) with and without `memo_toml`.
 
 nbdev looks its configuration up for nearly every cell it processes and parses `pyproject.toml` twice per lookup;
-`checkeval.site.process_notebooks` runs it inside `memo_toml`, which parses each distinct text once. The two modes run the
+`checkeval.tooling.site.process_notebooks` runs it inside `memo_toml`, which parses each distinct text once. The two modes run the
 whole processing (`force=True`, into the checkout's `_proc/`, as `make docs` does) in fresh child processes, so each pays
 the same imports: the baseline with `memo_toml` replaced by a context that does nothing, then with it, `--repeats` times
 each, alternating. Reported: the best wall and CPU seconds of each, their ratio, and whether the processed notebooks are
@@ -14,7 +14,7 @@ import argparse, json, os, platform, resource, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHILD = ("import contextlib, os, sys, checkeval.site as s\n"
+CHILD = ("import contextlib, os, sys, checkeval.tooling.site as s\n"
          "if sys.argv[1] == 'off': s.memo_toml = contextlib.nullcontext\n"
          "s.process_notebooks(force=True)\n"
          "sys.stdout.flush(); sys.stderr.flush(); os._exit(0)\n")   # as `process_in_child`: without the shells' exit handlers

@@ -1,4 +1,4 @@
-"""Grid kernels forked from one warm process (`checkeval.kernelfork`) against kernels started as fresh processes, the
+"""Grid kernels forked from one warm process (`checkeval.reproduction.kernels`) against kernels started as fresh processes, the
 baseline (what the grid did before: each kernel imports the library, torch and transformers and loads smollm2's weights).
 
 Both ways run the same grid points (`--blocks` of `configs/grid.yaml`, forced, with the grid's own runner and two workers)
@@ -31,7 +31,7 @@ def answers(runs:Path) -> dict:
 
 def run(points, mode:str, root:Path, models:Path) -> tuple[float, float, dict]:
     "Run `points` in `mode` ('fresh' or 'fork') under `root`: (grid seconds, the points' seconds added up, answers)."
-    from checkeval.gridrun import run_grid
+    from checkeval.reproduction.execution import run_grid
     (root/'cache').mkdir(parents=True)
     (root/'cache'/'models').symlink_to(models)
     env = {'CHECKEVAL_CACHE': str(root), 'CHECKEVAL_RUNS': str(root/'runs'), 'CHECKEVAL_KERNEL_FORK': '1' if mode == 'fork' else '0'}
@@ -49,7 +49,7 @@ def main(argv=None):
     ap.add_argument('--blocks', default='methods-summeval,methods-hanna,checkeval-qags,seal-three-runs')
     ap.add_argument('--repeats', type=int, default=1)
     args = ap.parse_args(argv)
-    from checkeval.grid import load_grid
+    from checkeval.reproduction.grid import load_grid
     from checkeval.judges import get_judge
     from checkeval.judges.builtin import ModelFileError
     from checkeval.settings import models_dir

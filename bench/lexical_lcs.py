@@ -1,4 +1,4 @@
-"""The summary-level ROUGE-L's LCS: `checkeval.lexical.lcs_indices` (the table's rows as bit vectors) against rouge-score's
+"""The summary-level ROUGE-L's LCS: `checkeval.metaeval.lexical.lcs_indices` (the table's rows as bit vectors) against rouge-score's
 `lcs_ind` (the table as lists of lists), the baseline, in one process on the same inputs.
 
 Two measures: the LCS calls alone over the sentence pairs of SummEval's first `--items` summaries and their 11 references
@@ -20,7 +20,7 @@ def main(argv=None):
     ap.add_argument('--repeats', type=int, default=1)
     args = ap.parse_args(argv)
     from rouge_score import rouge_scorer as rs
-    import checkeval.lexical as lx
+    import checkeval.metaeval.lexical as lx
     from checkeval.data import load_benchmark
     items = load_benchmark('summeval')[:args.items]
     outs, refs = [it.output for it in items], lx.benchmark_references(items)

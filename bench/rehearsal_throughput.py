@@ -21,7 +21,7 @@ loading the benchmark once per run), and the load average around it: the machine
 req/s together with the CPU figures. `speedup_*` compare the medians with the previous tree.
 
 `--count` (default on) counts the requests of the full rehearsal (configs/rehearsal.yaml at the papers'
-sizes) with the methods' dry runs (`checkeval.gridrun.ScaledDryRun`, 32 sampled items per point, scaled);
+sizes) with the methods' dry runs (`checkeval.reproduction.execution.ScaledDryRun`, 32 sampled items per point, scaled);
 from it the output gives PROJECTIONS (not measurements): full requests / measured req/s, and full requests x
 CPU ms per request / 2 cores (the time if the two cores did nothing else and the client used both).
 The last stdout line is one JSON object.
@@ -57,7 +57,7 @@ def worker(a):
     import yaml, openai
     import checkeval.prompts as prompts, checkeval.judges.openai
     from checkeval.judges.engine import Judge
-    from checkeval.rehearse import load_rehearsal, planted_spec, rehearsal_judges, _environment
+    from checkeval.reproduction.rehearsal import load_rehearsal, planted_spec, rehearsal_judges, _environment
     from checkeval.runs import evaluate
     from checkeval.settings import ENV_RUNS, ENV_JUDGES, ENV_CACHE, ENV_FIGURES, ENV_LABEL, ENV_PROGRESS, prompt_dirs
     assert Path(checkeval.judges.openai.__file__).resolve().is_relative_to(tree.resolve()), 'the tree under test is not the one imported'
@@ -111,8 +111,8 @@ def export_ref(ref, work) -> Path:
 def count_requests(sample_items:int=32) -> dict:
     "Requests of the full rehearsal per block (dry runs of each distinct point on `sample_items` items, scaled; judges counted apart from creators)."
     sys.path.insert(0, str(HERE))
-    from checkeval.rehearse import load_rehearsal, rehearsal_points
-    from checkeval.gridrun import ScaledDryRun, scale_dry_run, dry_run_counts
+    from checkeval.reproduction.rehearsal import load_rehearsal, rehearsal_points
+    from checkeval.reproduction.execution import ScaledDryRun, scale_dry_run, dry_run_counts
     from checkeval.judges import FunctionJudge
     from checkeval.runs import evaluate
     from checkeval.data import load_benchmark

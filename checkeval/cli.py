@@ -14,7 +14,7 @@ import checkeval
 from . import data, settings
 from .settings import UserError
 from .judges import DryRunJudge, check_no_secrets, get_judge, load_judges_config
-from .methods.checkeval_checklists import build_main
+from .methods.checkeval.checklists import build_main
 from .runs import check_options, evaluate, list_methods, method_spec, sample_kind
 from .data.inputs import input_dimensions, input_name, read_input
 from .results import format_report, newest_run, run_report, write_metaeval
@@ -30,7 +30,7 @@ __all__ = ['HEAVY_COMMANDS', 'DEFAULT_MAX_FAILURE_RATE', 'CHECKLIST_OPTION', 'co
            'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #264cfa62
-HEAVY_COMMANDS = {'reproduce': 'checkeval.reproduce', 'rehearse': 'checkeval.rehearse'}   # command: the module it runs
+HEAVY_COMMANDS = {'reproduce': 'checkeval.reproduction.reproduce', 'rehearse': 'checkeval.reproduction.rehearsal'}   # command: the module it runs
 
 # %% ../nbs/90_cli.ipynb #d919ee08
 def command_module(command:str):

@@ -15,7 +15,8 @@ from .settings import UserError
 
 # %% auto #0
 __all__ = ['STAGES', 'R', 'DataError', 'sha256_file', 'load_yaml', 'parse_python', 'Record', 'Dimension', 'Question', 'Checklist',
-           'Item', 'Keyed', 'Answer', 'Judgment', 'iter_jsonl', 'read_jsonl', 'write_jsonl', 'to_frame']
+           'Item', 'Keyed', 'Answer', 'Judgment', 'json_value', 'iter_jsonl', 'json_bytes', 'read_jsonl', 'write_jsonl',
+           'to_frame']
 
 # %% ../nbs/00_core.ipynb #319d21c3
 class DataError(UserError, ValueError):
@@ -239,7 +240,7 @@ R = TypeVar('R', bound=Record)
 try: import orjson as _orjson
 except ImportError: _orjson = None
 
-def _loads(line:str):
+def json_value(line:str):
     "One JSON document: orjson's parser where it is installed (quicker), json's for what orjson refuses (NaN, huge integers, errors)."
     if _orjson is not None:
         try: return _orjson.loads(line)
@@ -247,7 +248,7 @@ def _loads(line:str):
     return json.loads(line)
 
 def _is_json(s):
-    try: _loads(s); return True
+    try: json_value(s); return True
     except json.JSONDecodeError: return False
 
 def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
@@ -261,13 +262,13 @@ def iter_jsonl(path, model:type[R]|None=None) -> Iterator[dict|R]:
                 raise DataError('truncated last line (no newline and not valid JSON)', path, i)
             if model is not None: yield model.from_json(line, path, i)
             else:
-                try: d = _loads(line)
+                try: d = json_value(line)
                 except json.JSONDecodeError as e: raise DataError(f'invalid JSON: {e.msg} at column {e.colno}', path, i) from None
                 if not isinstance(d, dict): raise DataError(f'expected a JSON object, got {type(d).__name__}', path, i)
                 yield d
 
 # %% ../nbs/00_core.ipynb #759bb229
-def _dumps(obj) -> bytes:
+def json_bytes(obj) -> bytes:
     "`obj` as JSON bytes: orjson's writer where it is installed (quicker), json's for what it refuses (keys that are not strings, huge integers)."
     if _orjson is not None:
         with contextlib.suppress(TypeError): return _orjson.dumps(obj)

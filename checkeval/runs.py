@@ -28,10 +28,10 @@ from .results import METAEVAL_FILE, write_scores
 __all__ = ['METHODS_PACKAGE', 'RUN_SETTINGS', 'MethodOptions', 'MethodSpec', 'register_method', 'discover_methods', 'method_spec',
            'get_method', 'list_methods', 'MethodResult', 'make_answer', 'yes_ratio_judgments', 'canonical_hash',
            'git_state', 'package_versions', 'data_checksums', 'provenance', 'OptionError', 'check_limit',
-           'check_options', 'type_words', 'validate_options', 'variant_name', 'run_dir', 'run_key', 'run_lock',
-           'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments', 'sample_kind', 'select_items',
-           'RunInfo', 'resolve_dimensions', 'run_summary', 'resolve_judge_options', 'check_request', 'run_path',
-           'evaluate']
+           'check_options', 'type_words', 'validate_options', 'slugify', 'variant_name', 'run_dir', 'run_key',
+           'run_lock', 'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments', 'sample_kind',
+           'select_items', 'RunInfo', 'resolve_dimensions', 'run_summary', 'resolve_judge_options', 'check_request',
+           'run_path', 'evaluate']
 
 # %% ../nbs/04_runs.ipynb #9899c1be
 class MethodOptions(BaseModel):
@@ -76,10 +76,10 @@ def discover_methods(package:str=METHODS_PACKAGE) -> dict[str, str]:
     global _DISCOVERED
     if _DISCOVERED is None:
         failed = {}
-        for m in pkgutil.iter_modules(importlib.import_module(package).__path__):
-            if m.name.startswith('_'): continue
-            try: importlib.import_module(f'{package}.{m.name}')
-            except Exception as e: failed[f'{package}.{m.name}'] = f'{type(e).__name__}: {e}'
+        for m in pkgutil.walk_packages(importlib.import_module(package).__path__, package + '.', onerror=lambda name: None):
+            if m.name.rsplit('.', 1)[-1].startswith('_'): continue
+            try: importlib.import_module(m.name)
+            except Exception as e: failed[m.name] = f'{type(e).__name__}: {e}'
         _DISCOVERED = failed
     return _DISCOVERED
 
@@ -252,19 +252,19 @@ def validate_options(method:str, options:dict) -> dict:
     return {k: getattr(m, k) for k in type(m).model_fields}
 
 # %% ../nbs/04_runs.ipynb #c814ed3f
-def _slug(s:str) -> str: return re.sub(r'[^A-Za-z0-9_.=-]+', '-', str(s)).strip('-') or 'x'
+def slugify(s:str) -> str: return re.sub(r'[^A-Za-z0-9_.=-]+', '-', str(s)).strip('-') or 'x'
 
 def variant_name(options:dict) -> str:
     "'default' for no options, else a readable slug of the options plus a short hash."
     if not options: return 'default'
     slug = '_'.join(f'{k}={v}' for k,v in sorted(options.items()) if isinstance(v, (str, int, float, bool)))
-    return _slug(slug)[:60] + '-' + canonical_hash(options)[:8]
+    return slugify(slug)[:60] + '-' + canonical_hash(options)[:8]
 
 # %% ../nbs/04_runs.ipynb #9d8ece96
 def run_dir(benchmark:str, method:str, judge:str, variant:str='default', root=None, key:str|None=None) -> Path:
     "`<root>/<benchmark>/<method>/<judge>/<variant>`, with `--<key>` after the variant when a run key is given."
-    name = _slug(variant) + (f'--{key[:12]}' if key else '')
-    return Path(root or runs_dir())/_slug(benchmark)/_slug(method)/_slug(judge)/name
+    name = slugify(variant) + (f'--{key[:12]}' if key else '')
+    return Path(root or runs_dir())/slugify(benchmark)/slugify(method)/slugify(judge)/name
 
 # %% ../nbs/04_runs.ipynb #f29b9488
 def _judge_identity(judge) -> tuple[str, str]:
@@ -336,9 +336,9 @@ def save_run(result:MethodResult, path, meta:dict, started_ns:int|None=None) -> 
         (path/'artifacts').mkdir(exist_ok=True)
         for name,obj in result.artifacts.items():
             obj = obj.to_dict() if hasattr(obj, 'to_dict') else obj
-            tmp = path/'artifacts'/f'{_slug(name)}.json.tmp'
+            tmp = path/'artifacts'/f'{slugify(name)}.json.tmp'
             tmp.write_text(json.dumps(obj, indent=1, ensure_ascii=False, default=lambda o: o.to_dict() if hasattr(o, 'to_dict') else str(o)))
-            tmp.replace(path/'artifacts'/f'{_slug(name)}.json')
+            tmp.replace(path/'artifacts'/f'{slugify(name)}.json')
     n_fail = sum(not a.ok for a in result.answers)
     meta = {**meta, 'n_answers': len(result.answers), 'n_failed_answers': n_fail,
             'parse_failure_rate': n_fail/len(result.answers) if result.answers else None, 'n_judgments': len(result.judgments),
@@ -361,7 +361,7 @@ def load_judgments(root=None, benchmark:str|None=None, method:str|None=None):
     frames = []
     for p in sorted(root.glob('*/*/*/*/judgments.jsonl')):
         b, m = p.parts[-5], p.parts[-4]
-        if (benchmark and b != _slug(benchmark)) or (method and m != _slug(method)): continue
+        if (benchmark and b != slugify(benchmark)) or (method and m != slugify(method)): continue
         frames.append(to_frame(read_jsonl(p, Judgment)).assign(run=str(p.parent)))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 

@@ -263,7 +263,7 @@ def jobs() -> int:
 
 # %% ../nbs/00a_settings.ipynb #307f235c
 def fork_kernels() -> bool:
-    "Whether the grid forks its kernels from one warm process (`$CHECKEVAL_KERNEL_FORK`, default yes; `checkeval.kernelfork`)."
+    "Whether the grid forks its kernels from one warm process (`$CHECKEVAL_KERNEL_FORK`, default yes; `checkeval.reproduction.kernels`)."
     return env_flag(ENV_FORK, True)
 
 # %% ../nbs/00a_settings.ipynb #1540c7d5

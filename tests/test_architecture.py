@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from checkeval.codegraph import import_graph, find_cycles, imports_of, module_files
+from checkeval.tooling.codegraph import import_graph, find_cycles, imports_of, module_files
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT/'checkeval'

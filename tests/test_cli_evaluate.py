@@ -79,7 +79,7 @@ def test_help_lists_names_steps_and_version(cli_env):
     for name in ('checkeval', 'rocketeval', 'interacteval', 'summeval', 'topical_chat', 'mt_bench', 'tiny', 'smollm2', '--max-failure-rate', '0.5'):
         assert name in h, name
     h = run(['reproduce', '--help'], cli_env).stdout
-    from checkeval.reproduce import STEPS
+    from checkeval.reproduction.reproduce import STEPS
     for step in STEPS: assert step in h, step
     v = run(['--version'], cli_env)
     from importlib.metadata import version

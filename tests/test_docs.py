@@ -4,7 +4,7 @@ pages render from the file system, and, with the site served on localhost (the s
 file:// pages may not start), a figure of figures/ loads and typing into the search box finds a page.
 
 The build uses nbdev's processing cache (`_proc/`), as `make docs` does, and executes the tutorial and method notebooks
-(`checkeval.site.EXECUTED`) for their pages, cached in `<CHECKEVAL_CACHE>/cache/docs/` by each notebook's and its modules' contents (a
+(`checkeval.tooling.site.EXECUTED`) for their pages, cached in `<CHECKEVAL_CACHE>/cache/docs/` by each notebook's and its modules' contents (a
 rebuild without changes executes nothing). Without `chromium` the browser tests are skipped (said in the skip reason); the
 build and link checks still run."""
 import asyncio, functools, http.server, json, re, shutil, subprocess, threading, time
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.timeout(900)
 @pytest.fixture(scope='session')
 def site(tmp_path_factory):
     "The whole site, built once per session into a temporary folder (the checkout's _site/ is left alone)."
-    from checkeval.site import build_docs
+    from checkeval.tooling.site import build_docs
     tmp = tmp_path_factory.mktemp('site')
     report = build_docs(out=tmp/'_site', docs=tmp/'_docs')
     print(f"\ndocs build: {report}")
@@ -51,7 +51,7 @@ def server(site):
 
 def test_every_notebook_has_a_page(site):
     "Every notebook is a page of the site with a title and, for a module's notebook, its functions documented."
-    from checkeval.site import _page_name
+    from checkeval.tooling.site import _page_name
     out, report = site
     nbs = notebooks()
     assert len(nbs) > 40 and report['pages'] >= len(nbs), report
@@ -97,9 +97,9 @@ def test_nav_is_grouped_for_readers(site):
 def test_method_pages_show_outputs(site):
     "An executed page shows what its examples print (an output block: code without line anchors, after the inputs); a page built from nbdev's processing alone shows inputs only; every executed notebook's result is in the cache."
     from nbdev.config import get_config
-    from checkeval.codegraph import import_graph
+    from checkeval.tooling.codegraph import import_graph
     from checkeval.settings import cache_dir
-    from checkeval.site import EXECUTED, execution_key
+    from checkeval.tooling.site import EXECUTED, execution_key
     import fnmatch
     out, _ = site
     blocks = lambda page: re.findall(r'<div class="highlight"><pre><span></span><code>(.*?)</code></pre></div>', (out/page).read_text(), re.S)
@@ -124,7 +124,7 @@ class _StdlibLinks(HTMLParser):
 
 
 def test_pages_and_links(site):
-    from checkeval.site import check_links, page_links
+    from checkeval.tooling.site import check_links, page_links
     out, report = site
     assert report['warnings'] == 0, report
     for p in ['index.html', METHOD_PAGE, 'core.html', 'reproduce.html', 'reproduction.html',

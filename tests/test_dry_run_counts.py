@@ -136,7 +136,7 @@ def test_full_run_estimate_scales_only_the_per_item_stages(tmp_path, monkeypatch
     """A full-benchmark estimate scales what grows with the items and counts once what runs per dimension: InteractEval's
     five construction steps and Check-Eval's criterion checklist are not multiplied by 1600/8 (they were: 1,850 and 1,800)."""
     monkeypatch.setenv('CHECKEVAL_RUNS', str(tmp_path))
-    from checkeval.paperindex import estimate_full_run
+    from checkeval.reproduction.index import estimate_full_run
     build = {'checklist_source': 'build', 'attributes': 'upstream'}
     est = estimate_full_run('interacteval', 'summeval', 30.0, 60.0, build, ['coherence'], sample_items=8)
     assert (est['requests'], est['fixed_requests']) == (5 + 1600, 5)
@@ -150,6 +150,6 @@ def test_full_run_estimate_scales_only_the_per_item_stages(tmp_path, monkeypatch
 
 
 def test_methods_declare_how_exact_their_counts_are():
-    from checkeval.gridrun import dry_run_counts
+    from checkeval.reproduction.execution import dry_run_counts
     assert dry_run_counts('interacteval').startswith('exact (list answers')
     assert dry_run_counts('keypoint').startswith('exact (criterion-guided); upper bound')

@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import ks_2samp, chisquare
 
 from checkeval import data
-from checkeval.methods.interacteval_tables import self_cosine, self_rouge_l, self_jaccard, attribute_diversity
+from checkeval.methods.interacteval.tables import self_cosine, self_rouge_l, self_jaccard, attribute_diversity
 from checkeval.methods.interacteval import (stratified_sample,
                                             upstream_attributes, UPSTREAM_DIMENSIONS)
 

@@ -8,10 +8,10 @@ import pytest
 from checkeval import data
 from checkeval.judges import FunctionJudge
 from checkeval.runs import evaluate
-from checkeval.reporting import run_metas
+from checkeval.reproduction.reporting import run_metas
 from checkeval.methods.interacteval import run_interacteval, upstream_checklist
-from checkeval.methods.interacteval_build import CONSTRUCTION_STAGES
-from checkeval.methods.interacteval_tables import (TABLE_TITLES, describe, condition_order, main_table_frame, mae_table,
+from checkeval.methods.interacteval.build import CONSTRUCTION_STAGES
+from checkeval.methods.interacteval.tables import (TABLE_TITLES, describe, condition_order, main_table_frame, mae_table,
                                                    run_score_ranges)
 
 pytestmark = [pytest.mark.filterwarnings('ignore::UserWarning'),
@@ -44,7 +44,7 @@ def test_mae_follows_the_runs_scale_not_its_values(tmp_path):
     scales = {'coherence': (1, 5)}
     ranges = run_score_ranges(runs, scales)
     assert ranges[('interacteval', 'no', 'default', 'coherence')] == (1.0, 5.0)
-    from checkeval.reporting import scores_with_human
+    from checkeval.reproduction.reporting import scores_with_human
     frame = scores_with_human('summeval', ['interacteval'], root=tmp_path)
     assert set(frame.score) == {1.0}
     t = mae_table(frame, scales, ranges)

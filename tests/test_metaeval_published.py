@@ -5,8 +5,8 @@ data = pytest.importorskip('checkeval.data')
 if not data.available('benchmarks/summeval/summeval.jsonl'):
     pytest.skip('data mirror not available', allow_module_level=True)
 
-from checkeval.lexical import lexical_correlation_rows, compare_published_summeval
-from checkeval.recorded import unieval_topical_chat, hanna_llm_frame
+from checkeval.metaeval.lexical import lexical_correlation_rows, compare_published_summeval
+from checkeval.reproduction.recorded import unieval_topical_chat, hanna_llm_frame
 from checkeval.metaeval import level_correlations
 
 

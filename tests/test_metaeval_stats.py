@@ -1,9 +1,9 @@
 """Heavier statistical checks of checkeval.metaeval (synthetic data, a few seconds)."""
 import numpy as np, pandas as pd, pytest
 from scipy import stats
-from checkeval.metaeval import (level_correlations, williams_test, paired_bootstrap, agreement_rows, krippendorff_alpha,
-                                fleiss_kappa, _wkendall, _wspearman, _wpearson)
-from checkeval.rankings import bradley_terry
+from checkeval.metaeval.correlation import level_correlations, williams_test, paired_bootstrap, weighted_kendall, _wspearman, _wpearson
+from checkeval.metaeval.agreement import agreement_rows, krippendorff_alpha, fleiss_kappa
+from checkeval.metaeval.rankings import bradley_terry
 
 
 def synth(n_docs=60, n_sys=8, seed=0, noise=1.0):
@@ -18,8 +18,8 @@ def test_bootstrap_matches_explicit_resampling(level):
     "Vectorised bootstrap == recomputing the statistic on explicitly resampled data (same resamples)."
     df = synth()
     res = level_correlations(df.score, df.human, df.group_id, df.system_id, level=level, n_boot=40, seed=3, min_items=0)   # 8 systems: below MIN_ITEMS
-    from checkeval.metaeval import _boot_group_weights
-    W = _boot_group_weights(60, 40, np.random.default_rng(3))
+    from checkeval.metaeval import boot_group_weights
+    W = boot_group_weights(60, 40, np.random.default_rng(3))
     boots = {s: [] for s in ('pearson', 'spearman', 'kendall')}
     for b in range(40):
         parts = [df[df.group_id == g].assign(group_id=f'{g}-{k}') for g in range(60) for k in range(int(W[b, g]))]
@@ -61,7 +61,7 @@ def test_weighted_statistics_large():
     x = r.integers(1, 6, 300).astype(float); y = x + r.normal(0, 2, 300)
     w = r.integers(0, 4, 300).astype(float)
     xd, yd = np.repeat(x, w.astype(int)), np.repeat(y, w.astype(int))
-    assert abs(_wkendall(w[None], x, y)[0] - stats.kendalltau(xd, yd)[0]) < 1e-5
+    assert abs(weighted_kendall(w[None], x, y)[0] - stats.kendalltau(xd, yd)[0]) < 1e-5
     assert abs(_wspearman(w[None], x, y)[0] - stats.spearmanr(xd, yd)[0]) < 1e-9
     assert abs(_wpearson(w[None], x, y)[0] - stats.pearsonr(xd, yd)[0]) < 1e-9
 

@@ -69,7 +69,7 @@ def test_jsonl_with_human_scores(env, files):
 
 def test_csv_named_as_a_benchmark(env, files):
     "CheckEval with smollm2 on a 4-row CSV called summeval.csv: filed as file-summeval, the per-question view printed, no correlation under 10 items."
-    from checkeval.methods.checkeval_checklists import project_checklist_dir
+    from checkeval.methods.checkeval.checklists import project_checklist_dir
     r = checkeval_cli(['evaluate', '--input', str(files/'summeval.csv'), '--method', 'checkeval', '--judge', 'smollm2', '--dimensions', 'coherence',
                        '-o', f"checklist={project_checklist_dir()/'summeval'}", '-o', 'stage=seed', '-o', 'granularity=question', '-o', 'answer=choices'], env)
     assert r.returncode == 0, r.stderr[-3000:]

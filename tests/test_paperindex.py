@@ -1,8 +1,8 @@
 """INDEX statuses come from what the tables hold (issue 26 item 5): synthetic table files, no judge, no reproduction."""
 import json
 import numpy as np, pandas as pd, pytest, yaml
-from checkeval.paperindex import item_status, write_index, judge_content
-from checkeval.reporting import save_paper_table, correlation_table, safe_correlation_rows, table_content
+from checkeval.reproduction.index import item_status, write_index, judge_content
+from checkeval.reproduction.reporting import save_paper_table, correlation_table, safe_correlation_rows, table_content
 from checkeval.metaeval import correlation_rows, dimension_average
 
 ITEM = {'id': 'Table 1', 'what': 'correlations', 'files': ['t.md'], 'needs': {'judges': 'GPT-4o'}}
@@ -44,7 +44,7 @@ def test_reason_from_recorded_content(tmp_path):
 
 def test_end_to_end_from_rows_to_index(tmp_path, monkeypatch):
     "Long rows with four items per run → a table without numbers, its content recorded → INDEX says built, no value."
-    import checkeval.reporting as rep
+    import checkeval.reproduction.reporting as rep
     monkeypatch.setattr(rep, 'figures_root', lambda: tmp_path/'figures')
     r = np.random.default_rng(0)
     f = pd.DataFrame(dict(benchmark='summeval', method='geval', variant='default', judge='smollm2', dimension=['coherence'] * 4 + ['fluency'] * 4,

@@ -1,4 +1,4 @@
-"""checkeval.recorded.write_tables merges its rows into the shared long CSVs (real recorded data, no judge)."""
+"""checkeval.reproduction.recorded.write_tables merges its rows into the shared long CSVs (real recorded data, no judge)."""
 import numpy as np, pandas as pd, pytest
 
 data = pytest.importorskip('checkeval.data')
@@ -6,10 +6,10 @@ if not all(data.available(p) for p in ('judgments/check_eval_legal_sts_gpt-4-tur
                                         'judgments/unieval_topical_chat/predictions.jsonl', 'benchmarks/legal_sts_pt/stj_sample_32.jsonl')):
     pytest.skip('data mirror not available', allow_module_level=True)
 
-from checkeval import recorded
+from checkeval.reproduction import recorded
 from checkeval.metaeval import CORRELATION_COLUMNS, AGREEMENT_COLUMNS
-from checkeval.reporting import merge_long_csv
-from checkeval.recorded import RECORDED_LEGAL_JUDGE
+from checkeval.reproduction.reporting import merge_long_csv
+from checkeval.reproduction.recorded import RECORDED_LEGAL_JUDGE
 
 
 def _fake_hanna(levels=('sample', 'system'), n_boot=0):
@@ -58,7 +58,7 @@ def test_write_tables_keeps_other_writers_rows(tmp_path, monkeypatch):
 
 def test_shared_correlations_keep_no_stale_rows(tmp_path, monkeypatch):
     "A writer's rows it no longer writes leave figures/tables/correlations.csv (issue 27: recomputable, no stale rows)."
-    from checkeval.papers import merge_paper_rows
+    from checkeval.reproduction.papers import merge_paper_rows
     monkeypatch.setenv('CHECKEVAL_FIGURES', str(tmp_path))
     row = lambda judge: dict(benchmark='seal_x', method='seal', variant='default', judge=judge, dimension='coherence',
                              level='sample', statistic='kendall', value=0.3, ci_low=np.nan, ci_high=np.nan, n=40)

@@ -5,7 +5,7 @@ import json
 import pytest
 import yaml
 import checkeval.judges.openai as oa
-from checkeval.rehearse import rehearse
+from checkeval.reproduction.rehearsal import rehearse
 
 JUDGES = {'gpt-4o': {'noise': 0.4}, 'llama-3.1-8b': {'noise': 1.3}, 'qwen2.5-7b': {'noise': 1.2}}
 
@@ -40,7 +40,7 @@ def test_a_broken_reply_path_fails_the_planted_checks(tmp_path, monkeypatch):
 
 def test_judge_groups_read_the_judges_file_from_the_library(tmp_path):
     # found by the rehearsal: the paper notebook's agreement tables crashed (NameError: yaml) once two real judges had runs
-    from checkeval.analyses import judge_groups
+    from checkeval.metaeval.analyses import judge_groups
     p = tmp_path/'judges.yaml'; p.write_text(yaml.safe_dump({'judges': {'a': {'group': 'large'}, 'b': {'group': 'small'}}}))
     assert judge_groups(['a', 'b'], config=p) == {'all': ['a', 'b'], 'large': ['a'], 'small': ['b']}
 
@@ -84,7 +84,7 @@ def test_seal_engagingness_requests_are_answered_on_engagingness():
 def test_one_yes_no_decision_per_item_is_a_checklist_of_one():
     "SEAL without decomposition scores each summary 0 or 1: the planted truth must be a yes/no decision, not the continuous opinion."
     import numpy as np, pandas as pd
-    from checkeval.rehearse import run_form, planted_interval
+    from checkeval.reproduction.rehearsal import run_form, planted_interval
     from checkeval.testing.rehearsal import form_scores
     sel = pd.DataFrame({'score': [0., 1., 1., 0., 1.], 'meta': [{}]*5})
     assert run_form(sel, 'summeval', 'coherence') == ('checklist', None, 1)
@@ -97,7 +97,7 @@ def test_one_yes_no_decision_per_item_is_a_checklist_of_one():
 def test_a_share_of_each_items_own_answers_is_planted_per_item():
     "SEAL on sentence pairs: one decision per pair, 1 to 5 pairs per summary; the planted checklist has each item's own length."
     import pandas as pd
-    from checkeval.rehearse import run_form
+    from checkeval.reproduction.rehearsal import run_form
     from checkeval.testing.rehearsal import form_scores
     sel = pd.DataFrame({'item_id': ['a', 'b', 'c', 'd'], 'score': [0., 0.5, 1/3, 1.], 'n_questions': [1, 2, 3, 2], 'meta': [{}]*4})
     assert run_form(sel, 'summeval', 'coherence') == ('checklist', None, {'a': 1, 'b': 2, 'c': 3, 'd': 2})
@@ -138,7 +138,7 @@ def test_seal_sentence_pair_scores_do_not_depend_on_the_hash_seed():
 def test_a_seal_rating_is_planted_as_a_rating():
     "SEAL without verification rates on 1-5 and maps the rating onto [0, 1]: the planted form is the rating, not a checklist of four."
     import pandas as pd
-    from checkeval.rehearse import run_form
+    from checkeval.reproduction.rehearsal import run_form
     sel = pd.DataFrame({'item_id': list('abcde'), 'score': [0., .25, .5, .75, 1.], 'n_questions': [1]*5, 'meta': [{'rating_scale': [1, 5]}]*5})
     assert run_form(sel, 'summeval', 'coherence') == ('rating', (1, 5), None)
 
@@ -147,7 +147,7 @@ def test_one_checklist_for_every_item_is_planted_with_shared_questions():
     one checklist of K (its questions' difficulties shared by every item), not each item's own questions (found at full size:
     per-item difficulties planted too low a correlation, 29 failed checks)."""
     import numpy as np, pandas as pd
-    from checkeval.rehearse import run_form
+    from checkeval.reproduction.rehearsal import run_form
     from checkeval.testing.rehearsal import form_scores
     sel = pd.DataFrame({'item_id': list('abcd'), 'score': [1., 1 + 4/3, 1 + 8/3, 5.], 'n_questions': [3]*4, 'meta': [{'scale': [1., 5.]}]*4})
     assert run_form(sel, 'summeval', 'coherence') == ('checklist', None, 3)
@@ -159,7 +159,7 @@ def test_seal_verdicts_are_planted_from_the_questions_asked(tmp_path):
     "SEAL's answers name each verdict's question and unit: the planted share of every item is the one the server's replies give."
     import pandas as pd
     from checkeval.core import write_jsonl
-    from checkeval.rehearse import asked_shares
+    from checkeval.reproduction.rehearsal import asked_shares
     ns = {'DIM': 'fluency', 'DEFINITION': 'how well the sentences read',
           'pick': lambda s: [' '.join(s[i:i + 1 + i % 4]) for i in range(6)]}     # one to four sentences: one unit (holistic) up to several
     exec(SEAL_RUN, ns)

@@ -24,7 +24,7 @@ def _reproduce(env, *args, timeout=400):
 
 GRID = {'defaults': {'notebook': 'nbs/experiments/run_method.ipynb'},
         'blocks': [{'name': 'lexical', 'notebook': 'nbs/experiments/run_lexical.ipynb', 'benchmarks': ['legal_sts'],
-                    'methods': 'lexical', 'judges': 'none', 'code': ['checkeval/lexical.py']},
+                    'methods': 'lexical', 'judges': 'none', 'code': ['checkeval/metaeval/lexical.py']},
                    {'name': 'plumbing', 'label': 'plumbing', 'benchmarks': ['summeval'], 'methods': ['checkeval'],
                     'judges': ['tiny'], 'limit': 2, 'dimensions': ['coherence']}]}
 
@@ -101,7 +101,7 @@ def test_kernel_shutdown_sends_no_interrupt(monkeypatch):
     "jupyter_client interrupts a kernel before shutting it down; papermill's kernels are idle then, and the SIGINT logs an ERROR line."
     import asyncio
     from jupyter_client.manager import AsyncKernelManager
-    from checkeval.gridrun import kernel_manager_class
+    from checkeval.reproduction.execution import kernel_manager_class
     calls = []
     orig = AsyncKernelManager._async_interrupt_kernel
     async def counting(self): calls.append(1); return await orig(self)
@@ -122,11 +122,11 @@ def test_kernel_shutdown_sends_no_interrupt(monkeypatch):
 def test_papermill_run_log_has_no_error_lines(tmp_path):
     "A successful papermill run through the runner's kernel manager leaves no ERROR line from the kernel."
     import nbformat, papermill as pm
-    from checkeval.gridrun import kernel_manager_class
+    from checkeval.reproduction.execution import kernel_manager_class
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('import time\nx = 1')])
     nb.metadata['kernelspec'] = {'name': 'python3', 'language': 'python', 'display_name': 'python3'}
     src = tmp_path/'a.ipynb'; nbformat.write(nb, src)
-    code = ('import papermill as pm, sys\nfrom checkeval.gridrun import kernel_manager_class\n'
+    code = ('import papermill as pm, sys\nfrom checkeval.reproduction.execution import kernel_manager_class\n'
             f'for i in range(3): pm.execute_notebook({str(src)!r}, {str(tmp_path/"b.ipynb")!r}, progress_bar=False, '
             'kernel_manager_class=kernel_manager_class())\n')
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -179,7 +179,7 @@ def test_lab_allows_root_only_as_root(tmp_path):
 def test_dataset_outputs_are_byte_identical_when_rebuilt(tmp_path):
     """The datasets step rebuilt over unchanged data: every file (CSV, Markdown, provenance, PNG, PDF) byte-identical to the one
     committed under figures/ (built by an earlier run, at another time, so a time stamp or a commit in a file would differ)."""
-    code = ('import sys\nfrom checkeval.reporting import write_dataset_outputs\n'
+    code = ('import sys\nfrom checkeval.reproduction.reporting import write_dataset_outputs\n'
             'write_dataset_outputs(sys.argv[1])\n')
     r = subprocess.run([sys.executable, '-c', code, str(tmp_path/'a')], capture_output=True, text=True, timeout=300, cwd=ROOT,
                        env={**os.environ, 'HF_HUB_OFFLINE': '1'})

@@ -8,7 +8,7 @@ from checkeval.core import Item
 from checkeval.data import load_arena_elo
 from checkeval.judges import FunctionJudge, JudgeResponse
 from checkeval.methods.rocketeval import fit_query_predictor, make_checklist, run_rocketeval, save_checklists, unsupervised_score
-from checkeval.methods.rocketeval_tables import list_level_evaluation
+from checkeval.methods.rocketeval.tables import list_level_evaluation
 
 TRAIN = list(load_arena_elo('mt_bench', 'train')['name'])     # 10 training models
 TEST = list(load_arena_elo('mt_bench', 'test')['name'])[:4]   # 4 test models
@@ -124,7 +124,7 @@ def test_a_real_judge_must_be_told_who_writes_the_checklists():
 def test_a_checklist_shorter_than_five_questions_is_a_recorded_failure():
     "Issue 27: the paper asks 5-10 questions; a shorter list is a failed creation (with the fixed-list fallback: the Fixed baseline)."
     from checkeval.methods.rocketeval import create_checklists
-    from checkeval.methods.rocketeval_tables import checklist_split
+    from checkeval.methods.rocketeval.tables import checklist_split
     three = '1. Is it right?\n2. Is it clear?\n3. Is it short?'
     six = '\n'.join(f'{k}. Is point {k} covered?' for k in range(1, 7))
     creator = FunctionJudge(lambda r: three if 'short one' in r.messages[-1]['content'] else six, name='creator')
@@ -185,7 +185,7 @@ def test_creator_is_a_judge_handed_in():
 def test_export_labels_come_from_one_named_labeller(tmp_path):
     "Issue 27: the supervised labels are one labeller's scores: labeler=, else the only one, else GPT-4o (the paper), never an arbitrary folder."
     from checkeval.core import DataError
-    from checkeval.methods.rocketeval_data import load_rocketeval_export
+    from checkeval.methods.rocketeval.data import load_rocketeval_export
     d = tmp_path/'wildbench'
     (d/'response').mkdir(parents=True)
     (d/'query.jsonl').write_text(json.dumps({'session_id': 's1', 'conversation_input': [{'role': 'user', 'content': 'Hi?'}]}) + '\n')

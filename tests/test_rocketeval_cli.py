@@ -34,7 +34,7 @@ def test_tiny_creation_fails_on_record_and_the_fallback_grades(cli_env):
     assert meta['usage']['sent'] > 0 and meta['config']['method'] == 'rocketeval'
     # the cost table is counted from the records: creation once, grading per test (each request once)
     from checkeval.core import Answer
-    from checkeval.methods.rocketeval_tables import request_costs
+    from checkeval.methods.rocketeval.tables import request_costs
     st = request_costs([Answer(**a) for a in answers], log, 'tiny', 'tiny').set_index('stage')
     assert st.loc['create', 'requests'] == 1 and st.loc['grade', 'requests'] == 12 and st.loc['grade', 'tests'] == 2
     assert st.loc['grade', 'input_tokens'] == sum(a['prompt_tokens'] for a in answers)

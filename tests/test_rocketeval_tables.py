@@ -12,7 +12,7 @@ from checkeval import data, settings
 from checkeval.core import Judgment
 from checkeval.judges import FunctionJudge, JudgeResponse
 from checkeval.runs import evaluate
-from checkeval.methods.rocketeval_tables import arena_reference, method_ranking_rows, pairwise_agreement_with_votes
+from checkeval.methods.rocketeval.tables import arena_reference, method_ranking_rows, pairwise_agreement_with_votes
 
 needs_mirror = pytest.mark.skipif(not data.available('rankings/arena_elo/wildbench_test.json'), reason='data mirror not available')
 
@@ -103,8 +103,8 @@ def _paper_runs(root):
 
 def test_paper_table6_takes_its_graders_and_labeller_from_the_runs(tmp_path):
     "Issue 27: one block per grader found in the runs, supervised on the labeller's scores with α shown, Fixed apart, CoT kept with its reason."
-    from checkeval.reporting import run_metas
-    from checkeval.methods.rocketeval_tables import ranking_table, grader_variants, vote_table
+    from checkeval.reproduction.reporting import run_metas
+    from checkeval.methods.rocketeval.tables import ranking_table, grader_variants, vote_table
     ref = _paper_runs(tmp_path)
     runs = run_metas(tmp_path)
     t, missing = ranking_table(runs, 'alpacaeval', [('made-up Elo', ref)], n_boot=10, min_items=None)   # a few made-up models
@@ -121,7 +121,7 @@ def test_paper_table6_takes_its_graders_and_labeller_from_the_runs(tmp_path):
     # the grader's own Direct run is never the label source: a labeller without a run leaves the supervised row unfitted
     vs, run = grader_variants(runs, 'alpacaeval', 'g-big')
     run['options']['labeler'] = 'nobody'
-    from checkeval.methods.rocketeval_tables import rocketeval_variants
+    from checkeval.methods.rocketeval.tables import rocketeval_variants
     assert rocketeval_variants(run)[1]['note'] == 'not fitted: no CoT or Direct run of the labeller nobody on these items'
     votes = [dict(instance_id='q1', model_a='a', model_b='d', winner='model_a')]
     vt = vote_table(runs, 'alpacaeval', votes)
@@ -131,9 +131,9 @@ def test_paper_table6_takes_its_graders_and_labeller_from_the_runs(tmp_path):
 
 def test_table6_labels_from_the_labellers_cot_run_fixed_run_on_every_query_same_queries(tmp_path):
     "Issue 72: the labeller's CoT judgments label the fit (as the released score.py), a checklists: fixed run grades every query, one query set per table."
-    from checkeval.reporting import run_metas
+    from checkeval.reproduction.reporting import run_metas
     from checkeval.core import Item
-    from checkeval.methods.rocketeval_tables import ranking_table
+    from checkeval.methods.rocketeval.tables import ranking_table
     ref = _paper_runs(tmp_path)
     items = [Item(benchmark='alpacaeval', item_id=f'{q}:{s}', group_id=q, system_id=s, source=f'Query {q}?', output=f'reply of {s}',
                   meta={'split': 'train' if s.startswith('t') else 'test'}) for q in ('q1', 'q2', 'q3') for s in ('t1', 't2', 't3', 'a', 'b', 'c', 'd')]
@@ -166,7 +166,7 @@ def test_table4_prices_are_the_papers_own():
 def test_ranking_rows_state_n_as_a_number_for_the_index():
     "Issue 26: a ranking row's n is the number of models behind it (readable by table_content), its queries × models beside it."
     from checkeval.core import Judgment
-    from checkeval.reporting import table_content
+    from checkeval.reproduction.reporting import table_content
     ref = pd.Series({m: float(-k) for k, m in enumerate('abcdefghijkl')})
     js = [Judgment(benchmark='b', item_id=f'{q}/{m}', system_id=m, method='rocketeval', judge='x', dimension='overall', score=12.0 - k + off,
                    meta={'instance_id': q})

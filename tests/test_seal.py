@@ -8,9 +8,9 @@ from checkeval.core import DataError, Dimension, Item
 from checkeval.judges import FunctionJudge, JudgeResponse, OpenAIJudge
 from checkeval.methods.seal import (load_instantiations, normalise_weights, run_seal, seal_judgments, split_sentences,
                                     threshold_sweep)
-from checkeval.methods.seal_tables import holistic_share, request_costs, stage_costs
+from checkeval.methods.seal.tables import holistic_share, request_costs, stage_costs
 from checkeval.runs import OptionError
-from checkeval.methods.seal import STOP_CAP
+from checkeval.methods.seal import NONSTOPPING_MAX_TOKENS
 
 SUMMARY = 'Rain fell all night . The final was postponed . Officials apologised . Fans got refunds .'
 SUMM = Item(benchmark='summeval', item_id='d1/M1', group_id='d1', system_id='M1',
@@ -391,11 +391,11 @@ def test_seal_caps_a_judge_that_cannot_stop_and_says_so():
     seen = []
     weak = FunctionJudge(lambda r: (seen.append(r.max_tokens), _facts_script(r))[1], name='smollm2-like')
     weak.group = 'small-local'
-    with pytest.warns(UserWarning, match=f'capped at {STOP_CAP} tokens'):
+    with pytest.warns(UserWarning, match=f'capped at {NONSTOPPING_MAX_TOKENS} tokens'):
         r = run_seal([SUMM], weak, D('consistency'))
-    assert max(seen) == STOP_CAP
+    assert max(seen) == NONSTOPPING_MAX_TOKENS
     cap = r.artifacts['token_cap']
-    assert cap['applied'] and cap['max_tokens'] == STOP_CAP and 'does not end' in cap['reason']
+    assert cap['applied'] and cap['max_tokens'] == NONSTOPPING_MAX_TOKENS and 'does not end' in cap['reason']
     assert r.judgments[0].score == 1.0
     # an API judge keeps the paper's per-stage limits (4,096 for the facts), and the run says no cap was applied
     seen.clear()
@@ -413,7 +413,7 @@ def test_seal_caps_a_judge_that_cannot_stop_and_says_so():
 def test_seal_table_averages_name_the_dimensions_they_average():
     "Issue 26/27: Tables 10 and 11 average over all four dimensions or not at all, and the note names them (or the missing one)."
     import pandas as pd
-    from checkeval.methods.seal_tables import average_table, runs_table
+    from checkeval.methods.seal.tables import average_table, runs_table
     dims = ['coherence', 'fluency', 'consistency', 'relevance']
     rows = pd.DataFrame({'judge': 'j', 'method': ['seal'] * 4 + ['geval'] * 4, 'variant': 'default', 'level': 'summary', 'statistic': 'kendall',
                          'dimension': dims * 2, 'value': [0.1, None, 0.3, None, 0.2, 0.4, 0.6, 0.8], 'n': 12, 'n_items': 12,
@@ -431,7 +431,7 @@ def test_sentence_threshold_share_of_summeval():
     "The share of SummEval summaries a sentence dimension judges holistically at n (about a fifth at the default n = 3)."
     from checkeval import data
     from checkeval.data import load_benchmark
-    from checkeval.methods.seal_tables import sentence_threshold_share
+    from checkeval.methods.seal.tables import sentence_threshold_share
     if not data.available('benchmarks/summeval/summeval.jsonl'): pytest.skip('summeval not available')
     s = sentence_threshold_share(load_benchmark('summeval'), (3,)).iloc[0]
     assert s.outputs == 1600 and 0.15 < s.share < 0.3

@@ -14,12 +14,12 @@ from typing import Callable, Literal
 import pandas as pd
 from pydantic import Field
 from ..core import DataError, Dimension, Item, Record
-from .storage import (_CACHED, available, catalog_entry, get_field, jsonl_rows, resolve, scores_of, sha256_file)
+from .storage import (CACHED_READERS, available, catalog_entry, get_field, jsonl_rows, resolve, scores_of, sha256_file)
 
 # %% auto #0
-__all__ = ['UNKNOWN_SYSTEM', 'BENCHMARKS', 'MT_BENCH_REFERENCES', 'BenchmarkInfo', 'register_benchmark', 'benchmark_info',
-           'benchmark_paths', 'benchmark_files', 'own_copy', 'load_benchmark', 'load_frame', 'show',
-           'benchmark_defects', 'defect_counts', 'dataset_summary']
+__all__ = ['BENCHMARK_INFOS', 'UNKNOWN_SYSTEM', 'BENCHMARKS', 'MT_BENCH_REFERENCES', 'BenchmarkInfo', 'register_benchmark',
+           'normalize_name', 'benchmark_info', 'benchmark_paths', 'benchmark_files', 'own_copy', 'load_benchmark',
+           'load_frame', 'show', 'benchmark_defects', 'defect_counts', 'dataset_summary']
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #0786c583
 class BenchmarkInfo(Record):
@@ -59,7 +59,7 @@ _SUMM = dict(
     fluency='Each sentence is grammatical, well formed and easy to read.',
     relevance='The summary keeps the important content of the article and leaves out minor or redundant details.')
 
-_INFOS = [
+BENCHMARK_INFOS = [
     BenchmarkInfo(name='summeval', title='SummEval', task='news summarisation (CNN/DailyMail)', file='benchmarks/summeval/summeval.jsonl',
         dimensions=_dims((1,5), **_SUMM), group_by='doc_id (source article)', levels=['summary', 'system', 'sample'],
         license='MIT (SummEval annotations); articles belong to their publishers',
@@ -82,7 +82,7 @@ _INFOS = [
 ]
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #d42438ea
-_INFOS += [
+BENCHMARK_INFOS += [
     BenchmarkInfo(name='hanna', title='HANNA', task='story generation from a prompt', file='benchmarks/hanna/hanna.jsonl',
         dimensions=_dims((1,5), relevance='The story matches its prompt.',
                                coherence='The story makes sense as a whole and its events follow logically.',
@@ -106,7 +106,7 @@ _INFOS += [
 ]
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #80304f9d
-_INFOS += [
+BENCHMARK_INFOS += [
     BenchmarkInfo(name='newsroom', title='Newsroom (human evaluation subset)', task='news summarisation', file='benchmarks/newsroom/newsroom.jsonl',
         dimensions=_dims((1,5), coherence='The summary is well organised and its sentences fit together.',
                                fluency='The sentences are well written and grammatical.',
@@ -264,14 +264,14 @@ _PARSERS = {  # the benchmarks of this module: name → parser of its one file
     'summeval': _parse_summeval, 'topical_chat': _parse_topical_chat, 'qags_cnndm': _parse_qags, 'qags_xsum': _parse_qags,
             'hanna': _parse_hanna, 'legal_sts': _parse_legal, 'sfres': _parse_data2text, 'sfhot': _parse_data2text,
             'newsroom': _parse_newsroom, 'ellipse': _parse_ellipse, 'mt_bench': _parse_mt_bench}
-for _info in _INFOS: register_benchmark(_info, _one_file(_PARSERS[_info.name]))
+for _info in BENCHMARK_INFOS: register_benchmark(_info, _one_file(_PARSERS[_info.name]))
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #acc20e96
-def _norm_name(name:str) -> str: return str(name).strip().lower().replace('-', '_').replace(' ', '_')
+def normalize_name(name:str) -> str: return str(name).strip().lower().replace('-', '_').replace(' ', '_')
 
 def benchmark_info(name:str) -> BenchmarkInfo:
     "Dimensions (with scales), grouping, levels and licence of a benchmark; `DataError` for an unknown name."
-    n = _norm_name(name)
+    n = normalize_name(name)
     if n not in BENCHMARKS: raise DataError(f"unknown benchmark '{name}'; known: {', '.join(BENCHMARKS)}", field='benchmark')
     return BENCHMARKS[n]
 
@@ -289,7 +289,7 @@ def _load_items(name:str, stamps:tuple) -> tuple:
     items = _READERS[name][1](paths, name)
     _check_unique(items, paths[0])
     return tuple(items)
-_CACHED.append(_load_items)
+CACHED_READERS.append(_load_items)
 
 # %% ../../nbs/01a_data_benchmarks.ipynb #3d43cbb2
 def benchmark_paths(name:str) -> list[Path]:

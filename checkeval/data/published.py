@@ -10,8 +10,8 @@ import csv, json
 from functools import lru_cache
 import pandas as pd
 from ..core import DataError
-from .storage import _CACHED, available, get_field, json_objects, jsonl_rows, read_json, resolve
-from .benchmarks import _norm_name, load_benchmark
+from .storage import CACHED_READERS, available, get_field, json_objects, jsonl_rows, read_json, resolve
+from .benchmarks import normalize_name, load_benchmark
 
 # %% auto #0
 __all__ = ['ARENA_BENCHMARKS', 'ALPACAEVAL_LEADERBOARD', 'UNIEVAL_TOPICAL_CHAT', 'HANNA_FILES', 'load_arena_elo',
@@ -23,7 +23,7 @@ ARENA_BENCHMARKS = ('mt-bench', 'alpacaeval', 'arena-hard', 'wildbench')
 
 def load_arena_elo(benchmark:str, split:str='test'):
     "Chatbot Arena Elo (hard prompts, English) with CIs for the models RocketEval used on `benchmark` (`train`/`test`), best first."
-    b = _norm_name(benchmark).replace('_', '-')
+    b = normalize_name(benchmark).replace('_', '-')
     if b not in ARENA_BENCHMARKS: raise DataError(f"unknown Arena ranking '{benchmark}'; known: {', '.join(ARENA_BENCHMARKS)}", field='benchmark')
     if split not in ('train', 'test'): raise DataError(f"unknown split '{split}'; use train or test", field='split')
     rows = [{k: get_field(r, k, t, w) for k,t in [('model', str), ('name', str), ('rating', float), ('lower', float), ('upper', float)]}
@@ -88,7 +88,7 @@ def _hanna_table(path:str, mtime_ns:int):
             recs.append((sysname, col, vals))
     rows = [(s, c, i, float(x)) for s,c,vals in recs for i,x in enumerate(vals)]
     return pd.DataFrame(rows, columns=['system_id', 'column', 'prompt_index', 'value'])
-_CACHED.append(_hanna_table)
+CACHED_READERS.append(_hanna_table)
 
 def load_hanna_metric_scores(which:str='metric'):
     "Long table system_id, column, metric, prompt_id, prompt_index, value from a HANNA metric file (`metric` or `llm`)."

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..core import DataError
 from ..settings import mirror_dir, repo_root
 from .storage import CatalogEntry, available, clear_caches
-from .benchmarks import _INFOS, BENCHMARKS, MT_BENCH_REFERENCES
+from .benchmarks import BENCHMARK_INFOS, BENCHMARKS, MT_BENCH_REFERENCES
 from .published import ALPACAEVAL_LEADERBOARD, HANNA_FILES, UNIEVAL_TOPICAL_CHAT
 
 # %% auto #0
@@ -22,7 +22,7 @@ __all__ = ['RESPONSE_DATASETS', 'SOURCE_LISTS', 'PROJECT_SOURCES', 'merge_source
 _DERIVED_LICENSES = {'summeval': BENCHMARKS['summeval'].license, 'topical_chat': BENCHMARKS['topical_chat'].license,
                      'legal_sts': BENCHMARKS['legal_sts'].license, 'ellipse': BENCHMARKS['ellipse'].license,
                      'unieval_topical_chat': 'MIT (yukyunglee/CheckEval, a copy of UniEval\'s predictions)'}
-_BENCH_FILES = {b.file: b.name for b in _INFOS}
+_BENCH_FILES = {b.file: b.name for b in BENCHMARK_INFOS}
 
 RESPONSE_DATASETS = {'alpacaeval': 'alpacaeval', 'arena_hard': 'arena_hard', 'mt_bench': 'mt_bench_responses'}  # sources-responses benchmark → ours
 

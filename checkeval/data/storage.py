@@ -19,9 +19,9 @@ from ..settings import (ENV_CACHE, ENV_CATALOG, ENV_MIRROR, ENV_OFFLINE, ENV_TIM
 
 # %% auto #0
 __all__ = ['ALWAYS_HASH_BYTES', 'PACKAGED_WEIGHTS', 'SUMMEVAL_PPAIRS_SYSTEMS', 'HANNA_DIMENSIONS', 'ELLIPSE_ZIP_PASSWORD',
-           'REBUILDERS', 'CatalogEntry', 'manifest', 'catalog_entry', 'verify_file', 'packaged_weights', 'locate',
-           'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'read_json', 'json_objects', 'clear_caches',
-           'data_env', 'get_field', 'scores_of', 'jsonl_rows', 'catalog', 'check_all']
+           'REBUILDERS', 'CACHED_READERS', 'CatalogEntry', 'manifest', 'catalog_entry', 'verify_file',
+           'packaged_weights', 'locate', 'available', 'resolve', 'SafeUnpickler', 'safe_unpickle', 'read_json',
+           'json_objects', 'clear_caches', 'data_env', 'get_field', 'scores_of', 'jsonl_rows', 'catalog', 'check_all']
 
 # %% ../../nbs/01_data_storage.ipynb #75f8b048
 class CatalogEntry(Record):
@@ -344,9 +344,9 @@ def _rebuild(e:CatalogEntry, what:str) -> Path:
 def clear_caches():
     "Forget parsed files and checksum results held in this process."
     _VERIFIED.clear(); _RECORD.update(path=None, data=None); _read_manifest.cache_clear()
-    for f in _CACHED: f.cache_clear()
+    for f in CACHED_READERS: f.cache_clear()
 
-_CACHED: list = []
+CACHED_READERS: list = []
 
 # %% ../../nbs/01_data_storage.ipynb #6fbc8dfc
 class data_env:

@@ -12,7 +12,7 @@ import pandas as pd
 import yaml
 from ..core import DataError, load_yaml
 from .storage import available, get_field, json_objects, jsonl_rows, manifest, read_json, resolve
-from .benchmarks import _norm_name
+from .benchmarks import normalize_name
 
 # %% auto #0
 __all__ = ['CHECKEVAL_STAGES', 'CHECK_EVAL_CRITERIA', 'load_checkeval_questions', 'load_checkeval_geval_prompt',
@@ -23,7 +23,7 @@ CHECKEVAL_STAGES = ('seed', 'diversification', 'elaboration')
 
 def load_checkeval_questions(benchmark:str, dimension:str, stage:str='seed') -> dict:
     "CheckEval's released question set as a raw YAML dict (`definition`, `sub_aspect: {name: questions}`)."
-    b = _norm_name(benchmark)
+    b = normalize_name(benchmark)
     if b not in ('summeval', 'topical_chat'): raise DataError(f"CheckEval released questions for summeval and topical_chat, not '{benchmark}'", field='benchmark')
     if stage not in CHECKEVAL_STAGES: raise DataError(f"unknown stage '{stage}'; known: {', '.join(CHECKEVAL_STAGES)}", field='stage')
     rel = f'upstream/checkeval/{b}_questions/{dimension}_{stage}.yaml'
@@ -39,7 +39,7 @@ def load_checkeval_questions(benchmark:str, dimension:str, stage:str='seed') -> 
 # %% ../../nbs/01d_data_upstream.ipynb #ff4b50ae
 def load_checkeval_geval_prompt(benchmark:str) -> dict[str, str]:
     "The G-Eval prompts CheckEval used, per dimension."
-    b = _norm_name(benchmark)
+    b = normalize_name(benchmark)
     if b not in ('summeval', 'topical_chat'): raise DataError(f"no CheckEval G-Eval prompts for '{benchmark}'; known: summeval, topical_chat", field='benchmark')
     p = resolve(f'upstream/checkeval/geval_prompt/geval_{b}.yaml')
     try: d = load_yaml(p.read_text(encoding='utf-8'))

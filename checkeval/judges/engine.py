@@ -15,7 +15,7 @@ from .types import JudgeRequest, JudgeResponse, canonical_request, estimate_toke
 from .cache import ResponseCache, claim_owner
 
 # %% auto #0
-__all__ = ['PLACEHOLDER_ITEMS', 'BACKENDS', 'BudgetExceeded', 'JudgeUnavailable', 'NoLogprobs', 'run_async', 'Judge',
+__all__ = ['PLACEHOLDER_ITEMS', 'BACKENDS', 'BudgetExceeded', 'JudgeUnavailable', 'NoLogprobs', 'chunked', 'run_async', 'Judge',
            'FunctionJudge', 'schema_example', 'DryRunJudge', 'register_backend', 'backend_class']
 
 # %% ../../nbs/03c_judges_engine.ipynb #ab806fa2
@@ -26,7 +26,7 @@ class JudgeUnavailable(UserError, RuntimeError): "A judge that cannot answer at 
 class NoLogprobs(UserError, ValueError): "A request that needs log-probabilities sent to a judge that gives none."
 
 # %% ../../nbs/03c_judges_engine.ipynb #9320480c
-def _chunks(xs, n):
+def chunked(xs, n):
     for i in range(0, len(xs), n): yield xs[i:i+n]
 
 def run_async(coro):
@@ -338,7 +338,7 @@ async def _acall_samples(self:Judge, reqs:list[JudgeRequest], keys:list[str]) ->
 async def _dispatch_async(self:Judge, keys, pending, done, owner, refresh, waiting):
     # `max_concurrency` workers, each sending its next request as soon as its previous reply is recorded,
     # in the same step of the event loop (no hand-over through a semaphore and a new task per request)
-    chunks, queue = iter(_chunks(keys, max(16, self.max_concurrency))), collections.deque()
+    chunks, queue = iter(chunked(keys, max(16, self.max_concurrency))), collections.deque()
     def refill() -> bool:
         for chunk in chunks:
             mine, busy = self._claim(chunk, owner, refresh)
@@ -368,7 +368,7 @@ async def _dispatch_async(self:Judge, keys, pending, done, owner, refresh, waiti
 # %% ../../nbs/03c_judges_engine.ipynb #977790e6
 @patch
 async def _dispatch_batches(self:Judge, keys, pending, done, owner, refresh, waiting):
-    for chunk in _chunks(keys, self.batch_size):
+    for chunk in chunked(keys, self.batch_size):
         mine, busy = self._claim(chunk, owner, refresh)
         seen = set(mine) | set(busy)
         waiting += busy + [k for k in chunk if k not in seen]   # busy, or answered meanwhile by another process

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Sequence
 from fastcore.basics import patch
 from .types import Constraint, JudgeRequest, JudgeResponse, request_key
-from .engine import Judge, _chunks, register_backend
+from .engine import Judge, chunked, register_backend
 from .forced import accept_draft, accept_greedy, allow_next, jump_drafts, lookup_draft, schema_of
 from .sampling import next_tokens, row_generator
 from .attention import merge_caches, preallocate, select_rows, use_sdpa_gqa
 from .planning import row_runs, split_plan
-from .prefixstore import PrefixStore, _cache_arg, _past, common_prefix, prefix_kv, store_fingerprint
+from .prefixstore import PrefixStore, cache_keyword, returned_cache, common_prefix, prefix_kv, store_fingerprint
 from ..settings import prefix_store_dir, prefix_store_mb
 
 # %% auto #0
@@ -207,11 +207,11 @@ def _extend(self:HFJudge, cache, mask, parts:list[list[int]], starts:list[int], 
         L = len(x); ids[j, S-L:] = torch.tensor(x); new[j, S-L:] = 1; pos[j, S-L:] = q + torch.arange(L); pos[j, :S-L] = q
     if mask is not None: mask = torch.cat([mask[rows] if rows is not None else mask, new], 1)
     else: mask = new
-    kw = {_cache_arg(type(model)): cache} if cache is not None else {}
+    kw = {cache_keyword(type(model)): cache} if cache is not None else {}
     out = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), position_ids=pos.to(dev), use_cache=keep_cache,
                 logits_to_keep=1, **kw)
     self.prefix_stats['tokens_computed'] += n*S
-    return (_past(out) if keep_cache else None), out.logits[:, -1].float(), mask
+    return (returned_cache(out) if keep_cache else None), out.logits[:, -1].float(), mask
 
 # %% ../../nbs/03e_judges_hf.ipynb #ecd63fa6
 @patch
@@ -480,9 +480,9 @@ def _step(self:HFJudge, cache, nxt, drafts:list[list[int]], mask, pos):
     for row, d in enumerate(drafts): ids[row, 1:1 + len(d)] = torch.tensor(d, dtype=torch.long)
     mask = torch.cat([mask, torch.ones(ids.shape, dtype=torch.long)], 1)
     out = model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device), logits_to_keep=K + 1,
-                position_ids=(pos[:, None] + torch.arange(K + 1)).to(self.device), use_cache=True, **{_cache_arg(type(model)): cache})
+                position_ids=(pos[:, None] + torch.arange(K + 1)).to(self.device), use_cache=True, **{cache_keyword(type(model)): cache})
     self.prefix_stats['tokens_computed'] += ids.numel()
-    return _past(out), out.logits.float(), mask
+    return returned_cache(out), out.logits.float(), mask
 
 # %% ../../nbs/03e_judges_hf.ipynb #84746625
 @patch

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio, contextlib, email.utils, json, os, random, time
 from typing import Sequence
 from fastcore.basics import patch
-from ..core import _dumps, _loads
+from ..core import json_bytes, json_value
 from ..settings import SettingsError, env
 from .types import JudgeRequest, JudgeResponse, check_no_secrets, request_key
 from .engine import Judge, JudgeUnavailable, register_backend
@@ -284,7 +284,7 @@ def _preflight_ask(self:OpenAIJudge, ep:_Endpoint, timeout:float):
             opts = {'timeout': timeout}
             r = await (ep.client.get(path, cast_to=self._raw_response_type, options=opts) if method == 'GET' else
                        ep.client.post(path, cast_to=self._raw_response_type, body=body, options=opts))
-            return r.status_code, _loads(r.content)
+            return r.status_code, json_value(r.content)
         except openai.APIStatusError as e: return e.status_code, e.body
         except openai.APITimeoutError as e:   # the aiohttp transport reports a refused or untrusted connection as a connect timeout
             root = _root_cause(e)
@@ -311,11 +311,11 @@ async def _post(self:OpenAIJudge, ep:_Endpoint, body:dict, headers:dict) -> dict
     "POST `body` to `ep`'s chat completions; the reply's JSON. Raises what `classify_error` sorts."
     if ep.session is None:   # the official client's own POST with a plain dict: no per-request parameter transform or model parsing
         raw = await ep.client.post(ep.chat, cast_to=self._raw_response_type, body=body, options={'headers': headers})
-        return _loads(raw.content)
-    async with ep.session.post(ep.chat, data=_dumps(body), headers={**headers, 'Content-Type': 'application/json'}) as r:
+        return json_value(raw.content)
+    async with ep.session.post(ep.chat, data=json_bytes(body), headers={**headers, 'Content-Type': 'application/json'}) as r:
         data = await r.read()
         if r.status >= 300: raise HTTPStatusError(r.status, data, r.headers)
-    return _loads(data)
+    return json_value(data)
 
 @patch
 def _stops_run(self:OpenAIJudge, e:BaseException, attempt:int):

@@ -11,7 +11,7 @@ from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['block_hashes', 'PrefixStore', 'common_prefix', 'prefix_kv', 'store_fingerprint']
+__all__ = ['block_hashes', 'PrefixStore', 'cache_keyword', 'returned_cache', 'common_prefix', 'prefix_kv', 'store_fingerprint']
 
 # %% ../../nbs/03m_judges_prefixstore.ipynb #b634b01a
 def block_hashes(ids, block:int) -> list[str]:
@@ -83,12 +83,12 @@ def load(self:PrefixStore, h:str):
 
 # %% ../../nbs/03m_judges_prefixstore.ipynb #efaa2340
 @functools.cache
-def _cache_arg(cls) -> str:
+def cache_keyword(cls) -> str:
     "The keyword a model class's forward takes its KV cache under: `cache` (transformers 5.2x; the old name warns) or `past_key_values`."
     import inspect
     return 'cache' if 'cache' in inspect.signature(cls.forward).parameters else 'past_key_values'
 
-def _past(out):
+def returned_cache(out):
     "The KV cache a model's forward returned, under either name."
     c = getattr(out, 'cache', None)
     return c if c is not None else getattr(out, 'past_key_values', None)
@@ -109,8 +109,8 @@ def prefix_kv(model, ids:list[int], store:PrefixStore|None=None, device:str='cpu
     from transformers import DynamicCache
     def fwd(x, cache):
         out = model(input_ids=torch.tensor([list(x)], device=device), use_cache=True, logits_to_keep=1,
-                    **({_cache_arg(type(model)): cache} if cache is not None else {}))
-        return _past(out)
+                    **({cache_keyword(type(model)): cache} if cache is not None else {}))
+        return returned_cache(out)
     if store is None or len(ids) < store.block: return fwd(ids, None)
     B, hs, parts = store.block, block_hashes(ids, store.block), []
     for h in hs:                                       # the leading blocks stored

@@ -17,7 +17,7 @@ from ..data.upstream import load_checkeval_geval_prompt
 from ..runs import MethodOptions, MethodResult, make_answer, register_method
 from ..criteria import require_definitions
 from ..parsing import token_text
-from .checkeval import _MD, benchmark_task, failure_summary, item_inputs
+from .checkeval import MARKDOWN_EMPHASIS, benchmark_task, failure_summary, item_inputs
 from ..prompts import render
 from ..judges.types import Constraint, JudgeRequest, MAX_TOP_LOGPROBS
 
@@ -35,7 +35,7 @@ _LATER_ITEM = re.compile(r'(?<=\n)[ \t]*\d+[.)](?=\s)')
 def _strip_md(text:str) -> tuple[str, list[int]]:
     "`text` without markdown emphasis, and for each character kept its index in `text`."
     keep, last = [], 0
-    for m in _MD.finditer(text): keep.extend(range(last, m.start())); last = m.end()
+    for m in MARKDOWN_EMPHASIS.finditer(text): keep.extend(range(last, m.start())); last = m.end()
     keep.extend(range(last, len(text)))
     return ''.join(text[i] for i in keep), keep
 

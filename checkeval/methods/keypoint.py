@@ -22,10 +22,10 @@ from ..judges.types import Constraint, JudgeRequest, MAX_TOP_LOGPROBS
 __all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'PAPER_DEFINITIONS', 'CHECKLIST_QUESTION', 'CHECKLIST_MAX_ITEMS',
            'CHECKLIST_SCHEMA', 'PLACEHOLDER_QUESTIONS', 'MODES', 'PAPER_MODE', 'PAPER_LANGUAGE',
            'PAPER_REFERENCE_FIELD', 'DRY_RUN_COUNTS', 'criterion_definitions', 'summeval_definitions',
-           'checklist_schema', 'answers_schema', 'ReplyError', 'parse_checklist', 'parse_checklist_answers',
-           'placeholder_checklist', 'placeholder_answers', 'checklist_request', 'evaluation_request', 'f1_score',
-           'check_eval_prompt', 'reference_field_for', 'resolve_options', 'KeypointOptions', 'run_keypoint',
-           'scores_from_judgments']
+           'checklist_schema', 'answers_schema', 'ReplyError', 'parse_checklist', 'verdict_value',
+           'parse_checklist_answers', 'schema_constraint', 'placeholder_checklist', 'placeholder_answers',
+           'checklist_request', 'evaluation_request', 'f1_score', 'check_eval_prompt', 'reference_field_for',
+           'resolve_options', 'KeypointOptions', 'run_keypoint', 'scores_from_judgments']
 
 # %% ../../nbs/14_keypoint.ipynb #09e4681b
 CRITERIA = {
@@ -138,7 +138,7 @@ def parse_checklist(text:str|None, echo:str='') -> list[str]:
 # %% ../../nbs/14_keypoint.ipynb #15274bc7
 _ANSWER_LINE = re.compile(r'^\s*(?:q(?:uest(?:ion|ão))?\s*|item\s*)?#?\s*(\d{1,3})\s*[.:)\-–]\s*\**\s*(yes|no|sim|não|nao|true|false)\b', re.I | re.M)
 
-def _verdict(v) -> float|None:
+def verdict_value(v) -> float|None:
     if isinstance(v, bool): return float(v)
     s = str(v).strip().strip('.*').lower()
     if s in ('yes', 'sim', 'true', 'y', 's'): return 1.0
@@ -177,7 +177,7 @@ def parse_checklist_answers(text:str|None, n:int) -> list[tuple[float|None, str]
     seen: dict[int, float|None] = {}
     for i,a in pairs:
         if not 1 <= i <= n: continue
-        v = _verdict(a)
+        v = verdict_value(a)
         if i in seen and seen[i] != v: out[i-1] = (None, 'conflicting answers'); continue
         seen[i] = v
         out[i-1] = (v, 'ok') if v is not None else (None, f'not yes/no: {str(a)[:30]}')
@@ -187,7 +187,7 @@ def parse_checklist_answers(text:str|None, n:int) -> list[tuple[float|None, str]
 def _template(stage:str, language:str) -> str:
     return f'keypoint/{stage}' + ('' if language == 'en' else f'_{language}')
 
-def _schema_constraint(judge, schema:dict):
+def schema_constraint(judge, schema:dict):
     "`Constraint(json_schema=schema)` when the judge's backend enforces schemas, else None (the parser decides)."
     if not getattr(judge, 'supports_json_schema', False): return None
     return Constraint(json_schema=schema)
@@ -226,7 +226,7 @@ def checklist_request(judge, criterion:str, text:str|None=None, language:str='en
     else:
         msgs = render(_template('generate', language), criterion=name, definition=definition, text=text, json_reply=_json_reply(judge))
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
-                        constraint=_schema_constraint(judge, checklist_schema(max_items)),
+                        constraint=schema_constraint(judge, checklist_schema(max_items)),
                         meta={'method': 'keypoint', 'stage': 'generate',
                               'placeholder': placeholder_checklist(_json_reply(judge), tag=_sha(text or criterion)),
                               **({'per': 'dimension'} if text is None else {})})
@@ -248,7 +248,7 @@ def evaluation_request(judge, criterion:str, checklist:Sequence[str], text:str, 
         return JudgeRequest(messages=msgs, max_tokens=1, temperature=temperature, constraint=Constraint(choices=['yes', 'no']),
                             logprobs=True, top_logprobs=MAX_TOP_LOGPROBS, meta={'method': 'keypoint', 'stage': 'evaluate', 'n_questions': 1})
     return JudgeRequest(messages=msgs, max_tokens=max_tokens, temperature=temperature,
-                        constraint=_schema_constraint(judge, answers_schema(language, len(checklist))),
+                        constraint=schema_constraint(judge, answers_schema(language, len(checklist))),
                         meta={'method': 'keypoint', 'stage': 'evaluate', 'n_questions': len(checklist),
                               'placeholder': placeholder_answers(len(checklist), _json_reply(judge), language)})
 
@@ -412,7 +412,7 @@ def _direction_answers(cl:dict, r, c:str, dr:str, base:dict) -> tuple[list[Answe
         return [make_answer(cl['_response'], value=None, status=f"no checklist: {cl['status']}", dimension=c, sub_dimension=dr,
                             question_id=f'{dr}:checklist', meta={'checklist_id': cl['id'], 'stage': 'generate'}, **base)], None
     if isinstance(r, list):     # per question: each reply is one constrained word
-        vals = [(None, f'judge error: {x.error}') if x.error else (_verdict(x.text), 'ok') for x in r]
+        vals = [(None, f'judge error: {x.error}') if x.error else (verdict_value(x.text), 'ok') for x in r]
         out = [make_answer(x, value=v, status='ok' if v is not None else (why if why != 'ok' else f'not yes or no: {x.text!r}'),
                            dimension=c, sub_dimension=dr, question_id=f'{dr}:{k}',
                            meta={'question': q, 'checklist_id': cl['id'], 'stage': 'evaluate', 'answers': 'per_question'}, **base)

@@ -437,14 +437,14 @@ def _prompt_form(last:str) -> tuple[list, int|None, list|None]:
     return prompt_questions(last), int(size.group(1)) if size else None, prompt_units(last)
 
 # %% ../../nbs/05b_testing_rehearsal.ipynb #e6a630a0
-from .server import _choices_of
+from .server import choices_of
 
 @patch
 def answer(self:PlantedResponder, body:dict) -> tuple[str, dict, str]:
     "The reply text, the probabilities of its answer tokens ({token: {alternative: p}}) and the form recognised."
     j, item, dim, z, key, ctx, whole, tail = self.context(body)
     yn_q = lambda q: yes_probability(z, q, j, key)
-    choices = _choices_of(body)
+    choices = choices_of(body)
     rf = body.get('response_format') or {}
     if choices:
         yn = _yesno_enum(choices)

@@ -13,25 +13,26 @@ from pathlib import Path
 from fastcore.basics import patch
 from aiohttp import web
 from ..judges import Constraint, JudgeRequest, get_judge
-from ..core import _dumps, _loads
+from ..core import json_bytes, json_value
 from ..judges.engine import run_async, schema_example
 from .profiles import (PROFILES, REASONING_TOKENS, is_reasoning, llamacpp_refusal, openai_error, openai_refusal,
                                         profile_choices, profile_schema, spelled_top, vllm_refusal)
 
 # %% auto #0
-__all__ = ['hash_reply', 'chat_completion', 'token_logprob', 'judge_logprobs', 'ChatServer', 'judge_request', 'main']
+__all__ = ['choices_of', 'hash_reply', 'chat_completion', 'token_logprob', 'judge_logprobs', 'ChatServer', 'judge_request',
+           'main']
 
 # %% ../../nbs/05a_testing_server.ipynb #39c73e50
 def _words_of(text): return [w for w in text.replace('\n', ' ').split(' ') if w]
 
-def _choices_of(body:dict) -> list|None:
+def choices_of(body:dict) -> list|None:
     "The allowed replies a request names through vLLM's `guided_choice` or `structured_outputs`."
     return body.get('guided_choice') or (body.get('structured_outputs') or {}).get('choice')
 
 def hash_reply(body:dict, choices=None, schema=None, sample:int=0) -> str:
     "Deterministic reply of the `hash` responder: one of the allowed choices (`choices`, else those `body` names), an instance of `schema`, or a yes/no sentence."
     h = hashlib.sha256((json.dumps(body.get('messages'), sort_keys=True) + f'#{sample}').encode()).digest()
-    choices = _choices_of(body) if choices is None else choices
+    choices = choices_of(body) if choices is None else choices
     if choices: return choices[h[0] % len(choices)]
     enum = ((schema or {}).get('properties') or {}).get('answer', {}).get('enum')
     if enum: return json.dumps({'answer': enum[h[0] % len(enum)]})
@@ -209,7 +210,7 @@ def judge_model(self:ChatServer):
 # %% ../../nbs/05a_testing_server.ipynb #e6cf34f2
 def judge_request(body:dict, profile:str|None=None) -> JudgeRequest:
     "The judge request of a chat request body: `guided_choice` (or a `choices` list) and a `response_format` JSON schema become its constraint."
-    choices, k = (profile_choices(profile, body) if profile else _choices_of(body)), int(body.get('top_logprobs') or 0)
+    choices, k = (profile_choices(profile, body) if profile else choices_of(body)), int(body.get('top_logprobs') or 0)
     stop = body.get('stop')
     rf = body.get('response_format') or {}     # a JSON schema goes to the judge as one (the hf backend holds the reply to it)
     schema = (rf.get('json_schema') or {}).get('schema') if rf.get('type') == 'json_schema' else None
@@ -231,7 +232,7 @@ def judge_replies(self:ChatServer, bodies:list[dict]) -> list:
     with self.lock: self.judge_batches[len(asks)] += 1
     for (i, req), r in zip(asks, resps):
         if r.error: out[i] = RuntimeError(r.error); continue
-        ch = profile_choices(self.profile, bodies[i]) if self.profile else _choices_of(bodies[i])
+        ch = profile_choices(self.profile, bodies[i]) if self.profile else choices_of(bodies[i])
         lps = judge_logprobs(j, r.text, r.top_logprobs, ch, req.temperature <= 0) if req.logprobs and r.top_logprobs else None
         out[i] = chat_completion(r.text, bodies[i].get('model', self.model), r.prompt_tokens or 0, r.completion_tokens or 0,
                                  r.finish_reason or 'stop', lps)
@@ -347,7 +348,7 @@ async def _fault(self:ChatServer, request, handler):
 @patch
 async def _chat(self:ChatServer, request):
     chat = request[_CHAT]
-    try: body = _loads(chat.body)
+    try: body = json_value(chat.body)
     except json.JSONDecodeError: return _error(400, 'request body is not JSON', 'invalid_request_error')
     refused = self.refusal(body, request.headers.get('Authorization'))
     if refused is not None:
@@ -368,7 +369,7 @@ async def _chat(self:ChatServer, request):
     with self.lock:
         self.answered += 1; self.by_key[chat.key] += 1
         if self.idempotent: self.delivered[chat.key] = out
-    return web.Response(body=_dumps(out), content_type='application/json', charset='utf-8')
+    return web.Response(body=json_bytes(out), content_type='application/json', charset='utf-8')
 
 @patch
 async def _stats(self:ChatServer, request): return web.json_response(self.stats())
