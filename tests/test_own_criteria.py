@@ -53,6 +53,7 @@ def test_every_method_takes_a_criterion(method, tmp_path):
     from checkeval.runs import evaluate
     s = Scripted()
     opts = {'creator': 'scripted', 'normalized': False} if method == 'rocketeval' else {}   # a scripted reply has no logprobs
+    if method in ('geval', 'seeval'): opts = {'answer': 'choices'}   # the scripted judge writes no free-text rating: the rating held to the scale
     info, res = evaluate(method, 'my_outputs', s.judge, items=make_items(), dimensions=[clarity()], root=tmp_path/'runs', options=opts)
     assert info.path.relative_to(tmp_path/'runs').parts[0] == 'my_outputs'        # filed under the user's name, no paper benchmark's
     js = [j for j in res.judgments if j.dimension == 'clarity']

@@ -415,7 +415,7 @@ def _verify_answers(run:SealRun, it, d, c, p, units, resp, base, info):
             m = {'stage': 'verify', 'unit': i+1, **base, 'weight': None if w['used'] is None else w['used'][j],
                  'weight_raw': raw_w[j] if isinstance(raw_w, list) and len(raw_w) == k else None, 'weight_status': w['status'], **notes}
             if cited is not None: m['cited'] = cited[i]
-            if p.template != 'verify_support': m.update(question=sub_dimension_lines(c)[j], unit_text=units[i])   # what the verdict decides, as the prompt lists it
+            if p.template != 'verify_support': m.update(question=sub_dimension_lines(c, p.vars.get('whole', False))[j], unit_text=units[i])   # what the verdict decides, as the prompt lists it
             run.answers.append(_answer(resp, None if v is None else float(v), status if v is None else 'ok', it, d.name, run.variant, run.jname,
                                        sub=s.id, qid=f'u{i+1}.{s.id}', meta=m))
 
