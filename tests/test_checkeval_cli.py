@@ -52,7 +52,7 @@ def test_topical_chat_build_fails_on_unread_filter(cli_env):
 def test_build_entry_point(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv('HF_HUB_OFFLINE', '1'); monkeypatch.setenv('CHECKEVAL_PROGRESS', '0')
     from checkeval.judges import get_judge
-    from checkeval.methods.checkeval import build_main, load_checklist
+    from checkeval.methods.checkeval.method import build_main, load_checklist
     with pytest.raises(ValueError, match='make_judge'): build_main(['--benchmark', 'summeval', '--judge', 'tiny', '--dimensions', 'relevance', '--out', 'x'])
     args = ['--benchmark', 'summeval', '--judge', 'tiny', '--dimensions', 'relevance', '--out', str(tmp_path/'built'), '--max-tokens', '8']
     with pytest.raises(Exception, match='could not be read'): build_main(args, get_judge)

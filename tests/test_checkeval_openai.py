@@ -4,7 +4,7 @@ import pytest
 from checkeval.testing.server import ChatServer
 from checkeval.judges import OpenAIJudge
 from checkeval.data import load_benchmark, benchmark_info
-from checkeval.methods.checkeval import run_checkeval
+from checkeval.methods.checkeval.method import run_checkeval
 from checkeval.methods.baselines import run_geval
 
 

@@ -1,7 +1,7 @@
 "CheckEval's yes/no answer parser against many malformed judge replies; the construction list parser against garbage."
 import random, string
 import pytest
-from checkeval.methods.checkeval import parse_answers, parse_answers_detailed, parse_reply, parse_question_list, parse_filter_reply
+from checkeval.methods.checkeval.method import parse_answers, parse_answers_detailed, parse_reply, parse_question_list, parse_filter_reply
 from checkeval.core import Question
 
 CASES = [

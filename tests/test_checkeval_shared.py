@@ -6,7 +6,7 @@ import pytest
 from checkeval.core import DataError
 from checkeval.data import benchmark_info, load_benchmark
 from checkeval.judges import FunctionJudge
-from checkeval.methods.checkeval import load_checklist, run_checkeval
+from checkeval.methods.checkeval.method import load_checklist, run_checkeval
 
 
 def builder_fn(calls):

@@ -143,9 +143,9 @@ def test_pages_and_links(site):
     # processed by nbdev: exported functions appear with their signature and docstring under an h3, the show_doc call hidden
     assert re.search(r'<h3 id="parse_reply"', page) and re.search(r'def</span>(<span class="w"> </span>| )<span class="nf">parse_reply</span>', page), report
     assert 'show_doc(' not in page and '#| ' not in page
-    src = re.search(r'href="(source/checkeval\.methods\.checkeval\.html#__codelineno-0-(\d+))"', page)
+    src = re.search(r'href="(source/checkeval\.methods\.checkeval\.method\.html#__codelineno-0-(\d+))"', page)
     assert src, 'no source link'
-    code = (out/'source/checkeval.methods.checkeval.html').read_text()
+    code = (out/'source/checkeval.methods.checkeval.method.html').read_text()
     assert f'id="__codelineno-0-{src.group(2)}"' in code
     line = re.sub(r'<[^>]+>', '', code.split(f'id="__codelineno-0-{src.group(2)}"')[1].split('\n')[0])
     assert 'def ' in line or 'class ' in line or '@' in line, line   # the link lands on a definition

@@ -8,7 +8,7 @@ from scipy.stats import ks_2samp, chisquare
 
 from checkeval import data
 from checkeval.methods.interacteval.tables import self_cosine, self_rouge_l, self_jaccard, attribute_diversity
-from checkeval.methods.interacteval import (stratified_sample,
+from checkeval.methods.interacteval.method import (stratified_sample,
                                             upstream_attributes, UPSTREAM_DIMENSIONS)
 
 pytestmark = pytest.mark.skipif(not data.available('benchmarks/summeval/summeval.jsonl'), reason='SummEval not available')

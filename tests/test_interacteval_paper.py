@@ -9,7 +9,7 @@ from checkeval import data
 from checkeval.judges import FunctionJudge
 from checkeval.runs import evaluate
 from checkeval.reproduction.reporting import run_metas
-from checkeval.methods.interacteval import run_interacteval, upstream_checklist
+from checkeval.methods.interacteval.method import run_interacteval, upstream_checklist
 from checkeval.methods.interacteval.build import CONSTRUCTION_STAGES
 from checkeval.methods.interacteval.tables import (TABLE_TITLES, describe, condition_order, main_table_frame, mae_table,
                                                    run_score_ranges)

@@ -61,7 +61,7 @@ def test_seal_engagingness_requests_are_answered_on_engagingness():
     "SEAL's Topical-Chat engagingness prompt also names a sub-dimension 'Coherence with interest flow': the simulated judge must still answer on engagingness."
     from checkeval.core import Dimension, Item
     from checkeval.judges.engine import FunctionJudge
-    from checkeval.methods.seal import run_seal
+    from checkeval.methods.seal.method import run_seal
     from checkeval.testing.rehearsal import ItemIndex, PlantedResponder
     dims = ['coherence', 'engagingness', 'groundedness', 'naturalness', 'overall', 'understandability']
     words = 'river garden piano window orange silver marble candle forest bottle ladder pencil'.split()
@@ -106,7 +106,7 @@ def test_a_share_of_each_items_own_answers_is_planted_per_item():
 SEAL_RUN = r'''
 from checkeval.core import Dimension, Item
 from checkeval.judges.engine import FunctionJudge
-from checkeval.methods.seal import run_seal
+from checkeval.methods.seal.method import run_seal
 from checkeval.testing.rehearsal import ItemIndex, PlantedResponder, planted_judges
 s = [f'The {w} story goes on with the {w} and what happened to the people there.' for w in
      ('harbour', 'station', 'bakery', 'library', 'garden', 'market', 'museum')]

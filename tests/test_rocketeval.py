@@ -7,7 +7,7 @@ import pytest
 from checkeval.core import Item
 from checkeval.data import load_arena_elo
 from checkeval.judges import FunctionJudge, JudgeResponse
-from checkeval.methods.rocketeval import fit_query_predictor, make_checklist, run_rocketeval, save_checklists, unsupervised_score
+from checkeval.methods.rocketeval.method import fit_query_predictor, make_checklist, run_rocketeval, save_checklists, unsupervised_score
 from checkeval.methods.rocketeval.tables import list_level_evaluation
 
 TRAIN = list(load_arena_elo('mt_bench', 'train')['name'])     # 10 training models
@@ -113,7 +113,7 @@ def test_a_real_judge_must_be_told_who_writes_the_checklists():
         run_rocketeval([it], j, [])
     # issue 28: a direct call goes through the runner's option check: one OptionError line
     from checkeval.runs import OptionError
-    import checkeval.methods.rocketeval as rmod
+    import checkeval.methods.rocketeval.method as rmod
     with pytest.raises(OptionError, match="^option 'p_yes' of method rocketeval: expected one of 'authors', 'sum_top20', got 'mean'$"):
         run_rocketeval([it], j, [], checklists='fixed', p_yes='mean')
     with pytest.raises(OptionError, match="^unknown option 'creater' for method rocketeval; valid options: "):
@@ -123,7 +123,7 @@ def test_a_real_judge_must_be_told_who_writes_the_checklists():
 
 def test_a_checklist_shorter_than_five_questions_is_a_recorded_failure():
     "Issue 27: the paper asks 5-10 questions; a shorter list is a failed creation (with the fixed-list fallback: the Fixed baseline)."
-    from checkeval.methods.rocketeval import create_checklists
+    from checkeval.methods.rocketeval.method import create_checklists
     from checkeval.methods.rocketeval.tables import checklist_split
     three = '1. Is it right?\n2. Is it clear?\n3. Is it short?'
     six = '\n'.join(f'{k}. Is point {k} covered?' for k in range(1, 7))
@@ -144,7 +144,7 @@ def test_a_checklist_shorter_than_five_questions_is_a_recorded_failure():
 def test_released_p_yes_rule_is_the_default_and_sum_top20_a_variant():
     "The released robust_logprobs rule (top 5, max per side) is the paper setting; an item neither side reads is unknown, and the run counts it 0.5."
     import math
-    from checkeval.methods.rocketeval import normalized_score, RocketEvalOptions, run_rocketeval
+    from checkeval.methods.rocketeval.method import normalized_score, RocketEvalOptions, run_rocketeval
     from checkeval.judges import FunctionJudge, JudgeResponse
     lp = {' Yes': math.log(0.3), 'Yes': math.log(0.25), 'No': math.log(0.3), 'a': -3, 'b': -3.1, 'yes': math.log(0.01)}
     assert RocketEvalOptions().p_yes == 'authors'

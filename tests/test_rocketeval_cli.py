@@ -56,7 +56,7 @@ def test_default_run_records_creation_failures_as_unscored(cli_env):
 
 
 def test_checklist_file_and_unparsed_replies_are_nulls(cli_env, tmp_path):
-    from checkeval.methods.rocketeval import make_checklist, save_checklists
+    from checkeval.methods.rocketeval.method import make_checklist, save_checklists
     cl = make_checklist('81-t1', ['Does the post describe cultural experiences in Hawaii?', 'Does the post name must-see attractions?'],
                         benchmark='mt_bench', source='test fixture')
     path = save_checklists(tmp_path/'checklists.jsonl', [cl])

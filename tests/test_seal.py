@@ -6,11 +6,11 @@ import pytest
 
 from checkeval.core import DataError, Dimension, Item
 from checkeval.judges import FunctionJudge, JudgeResponse, OpenAIJudge
-from checkeval.methods.seal import (load_instantiations, normalise_weights, run_seal, seal_judgments, split_sentences,
+from checkeval.methods.seal.method import (load_instantiations, normalise_weights, run_seal, seal_judgments, split_sentences,
                                     threshold_sweep)
 from checkeval.methods.seal.tables import holistic_share, request_costs, stage_costs
 from checkeval.runs import OptionError
-from checkeval.methods.seal import NONSTOPPING_MAX_TOKENS
+from checkeval.methods.seal.method import NONSTOPPING_MAX_TOKENS
 
 SUMMARY = 'Rain fell all night . The final was postponed . Officials apologised . Fans got refunds .'
 SUMM = Item(benchmark='summeval', item_id='d1/M1', group_id='d1', system_id='M1',
@@ -269,7 +269,7 @@ def test_options_and_configuration_errors(tmp_path):
     assert '\n' not in str(e.value)
     with pytest.raises(OptionError, match="^option 'weighting' of method seal: expected one of 'judge', 'uniform'"):
         run_seal([TC], FunctionJudge(Script()), D('coherence'), weighting='learned')
-    import checkeval.methods.seal as seal_mod
+    import checkeval.methods.seal.method as seal_mod
     assert not hasattr(seal_mod, 'seal_options')   # no second validator beside SealOptions
     hanna = Item(benchmark='hanna', item_id='h1', group_id='h', system_id='m', source='Write a story.', output='Once upon a time . The end .')
     with pytest.raises(DataError, match='no instantiation for benchmark'): run_seal([hanna], FunctionJudge(Script()), D('coherence'))

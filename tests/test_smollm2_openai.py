@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from checkeval.judges import OpenAIJudge, get_judge
 from checkeval.judges.builtin import ModelFileError
-from checkeval.methods.rocketeval import grade_items, make_checklist
+from checkeval.methods.rocketeval.method import grade_items, make_checklist
 from checkeval.runs import evaluate
 from conftest import short_items
 

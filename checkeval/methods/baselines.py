@@ -17,7 +17,7 @@ from ..data.upstream import load_checkeval_geval_prompt
 from ..runs import MethodOptions, MethodResult, make_answer, register_method
 from ..criteria import require_definitions
 from ..parsing import token_text
-from .checkeval import MARKDOWN_EMPHASIS, benchmark_task, failure_summary, item_inputs
+from .checkeval.method import MARKDOWN_EMPHASIS, benchmark_task, failure_summary, item_inputs
 from ..prompts import render
 from ..judges.types import Constraint, JudgeRequest, MAX_TOP_LOGPROBS
 

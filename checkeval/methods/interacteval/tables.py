@@ -10,7 +10,7 @@ import itertools, json, math, re
 from pathlib import Path
 from typing import Sequence
 from ...metaeval import rescale, rescaled_mae
-from . import InteractEvalOptions, UPSTREAM_DIMENSIONS, think_aloud_documents
+from .method import InteractEvalOptions, UPSTREAM_DIMENSIONS, think_aloud_documents
 
 # %% auto #0
 __all__ = ['MAIN_TABLE_OPTIONS', 'BUILD_OPTIONS', 'PAPER_K', 'CONDITIONS', 'PER_QUESTION', 'TABLE_TITLES', 'MEMBER_KEYS',

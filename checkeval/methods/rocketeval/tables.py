@@ -16,7 +16,7 @@ from ...data import load_alpacaeval_leaderboard, load_arena_elo, load_benchmark
 from ...metaeval import MIN_ITEMS, ROW_FUNCS
 from ...metaeval.rankings import bradley_terry, pairwise_agreement, pairwise_outcomes, ranking_correlation
 from ...parsing import answer_class
-from . import FILL, supervised_scores, unsupervised_score
+from .method import FILL, supervised_scores, unsupervised_score
 from .data import PAPER_LABELER
 from ...runs import load_run
 

@@ -14,7 +14,7 @@ from .parse import FACT_KEYS
 from ...core import Dimension, Item
 from ...judges.types import JudgeRequest, Constraint, MAX_TOP_LOGPROBS
 
-SealConfig = BaseModel   # a `checkeval.methods.seal.SealDimension` (defined there: seal imports this module, so it cannot be imported here)
+SealConfig = BaseModel   # a `checkeval.methods.seal.method.SealDimension` (defined there: seal imports this module, so it cannot be imported here)
 
 # %% auto #0
 __all__ = ['SealConfig', 'Planned', 'sub_dimension_lines', 'plan_split', 'plan_facts', 'plan_verify', 'plan_rate', 'plan_one']

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 import pandas as pd
 from ...core import Answer
-from . import split_sentences
+from .method import split_sentences
 
 # %% auto #0
 __all__ = ['STAGE_NAMES', 'COST_VALUES', 'STAT_SYMBOLS', 'RUN_KEYS', 'SEAL_BASELINES_NOT_RUN', 'requests_from_answers',
