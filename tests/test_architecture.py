@@ -188,3 +188,36 @@ def test_the_command_line_starts_without_its_heavy_commands():
     loaded = set(eval(subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout))
     heavy = set(HEAVY_COMMANDS.values()) | {'checkeval.papers', 'checkeval.gridrun', 'checkeval.testing.rehearsal'}
     assert 'checkeval.runs' in loaded and not (loaded & heavy), sorted(loaded & heavy)
+
+
+# --- the layout by layer: few top-level modules, and no private name taken from another of the package's modules -----------
+MAX_TOP_MODULES = 8
+
+
+def top_level_modules(package_dir) -> list[str]:
+    "The modules at the package's top level (its subpackages and `_modidx.py` aside)."
+    return sorted(p.stem for p in Path(package_dir).glob('*.py') if p.name not in ('__init__.py', '_modidx.py'))
+
+
+def private_names_imported(path, module: str) -> list[str]:
+    "`module:line: target.name` for each private name (`_x`) the module takes from another checkeval module."
+    return [f'{module}:{r.line}: {r.name}.{n}' for r in imports_of(path, module) if r.name.split('.')[0] == 'checkeval'
+            for n in r.names if n.startswith('_') and not n.startswith('__')]
+
+
+def test_layout_rules_catch_a_flat_package(tmp_path):
+    pkg = tmp_path/'checkeval'
+    pkg.mkdir()
+    for name in ['__init__', '_modidx', *[f'm{i}' for i in range(MAX_TOP_MODULES + 1)]]: (pkg/f'{name}.py').write_text('')
+    (pkg/'m0.py').write_text('from .m1 import _helper, public\nfrom checkeval.m2 import __version__\n')
+    assert len(top_level_modules(pkg)) == MAX_TOP_MODULES + 1
+    assert private_names_imported(pkg/'m0.py', 'checkeval.m0') == ['checkeval.m0:1: checkeval.m1._helper']
+
+
+def test_few_modules_at_the_top_level():
+    assert len(top_level_modules(PKG)) <= MAX_TOP_MODULES, top_level_modules(PKG)
+
+
+def test_no_private_name_imported_across_modules():
+    bad = [x for m, p in module_files(PKG).items() for x in private_names_imported(p, m)]
+    assert not bad, bad
