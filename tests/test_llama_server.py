@@ -122,3 +122,45 @@ def test_interacteval(judge, tmp_path, options):
     "InteractEval with the released checklist, its answers in one reply and one per question."
     res, parsed = run_method('interacteval', 'summeval', judge, tmp_path, ['coherence'], **options)
     sent_well(res)
+
+
+def chat(server, **body):
+    "One raw chat request to the server: (HTTP status, JSON reply)."
+    import json, urllib.error, urllib.request
+    req = urllib.request.Request(server + '/chat/completions', data=json.dumps({'model': MODEL, **body}).encode(),
+                                 headers={'Content-Type': 'application/json'})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r: return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e: return e.code, json.loads(e.read() or b'{}')
+
+
+ASK = [{'role': 'user', 'content': 'Is the sky blue on a clear day? Answer Yes or No.'}]
+
+
+def test_what_the_server_does_with_the_constraint_fields(server):
+    """What the llamacpp profile of the test server copies, seen on the real one: vLLM's choice fields are ignored with
+    HTTP 200 (the reply is free), a GBNF `grammar` holds the reply to the choices, a JSON schema in `response_format` holds
+    it to the schema, and top log-probabilities come back as many as asked, as decoded token texts."""
+    import json
+    for field in ({'guided_choice': ['Maybe']}, {'structured_outputs': {'choice': ['Maybe']}}):
+        status, r = chat(server, messages=ASK, max_tokens=4, temperature=0, **field)
+        assert status == 200 and r['choices'][0]['message']['content'] != 'Maybe', (field, r)
+    status, r = chat(server, messages=ASK, max_tokens=4, temperature=0, grammar='root ::= "Maybe" | "Never"',
+                     logprobs=True, top_logprobs=20)
+    assert status == 200 and r['choices'][0]['message']['content'] in ('Maybe', 'Never'), r
+    assert len(r['choices'][0]['logprobs']['content'][0]['top_logprobs']) == 20
+    schema = {'type': 'object', 'properties': {'answer': {'type': 'string', 'enum': ['Maybe', 'Never']}}, 'required': ['answer'], 'additionalProperties': False}
+    status, r = chat(server, messages=ASK, max_tokens=48, temperature=0,
+                     response_format={'type': 'json_schema', 'json_schema': {'name': 'choice', 'strict': True, 'schema': schema}})
+    assert status == 200 and r['choices'][0]['finish_reason'] == 'stop', r
+    assert json.loads(r['choices'][0]['message']['content'])['answer'] in ('Maybe', 'Never'), r
+
+
+def test_samples_and_model_names(server):
+    """`n` samples come back in one reply (this llama-server does not refuse n > 1), and a request naming another model is
+    answered by the one model the server has."""
+    status, r = chat(server, messages=ASK, max_tokens=1, n=2, temperature=1.0, seed=1)
+    assert status == 200 and len(r['choices']) == 2, (status, r)
+    status, r = chat(server, messages=ASK, max_tokens=1, model='no-such-model')
+    print('unknown model:', status, str(r)[:300])
+    assert status == 200 and r['model'] in (MODEL, 'no-such-model'), (status, r)

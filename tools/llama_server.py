@@ -59,7 +59,10 @@ def serve(exe:Path, gguf:Path, threads:int=2, parallel:int=4, ctx:int=16384, tim
     port = free_port()
     log = Path(log) if log else Path(tempfile.mkstemp(prefix='llama-server-', suffix='.log')[1])
     cmd = [str(exe), '-m', str(gguf), '--host', '127.0.0.1', '--port', str(port), '--alias', MODEL, '--jinja', '--no-webui',
-           '-c', str(ctx), '-np', str(parallel), '-t', str(threads), '-tb', str(threads)]
+           '-c', str(ctx), '-np', str(parallel), '-t', str(threads), '-tb', str(threads),
+           # no weight repacking: the repacked (AMX) matrix products of a -march=native build fault on a CPU that has AMX
+           # where the kernel gives the process no AMX tile state (a virtual machine); the plain CPU kernels run everywhere
+           '--no-repack']
     with open(log, 'wb') as f:
         p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     base = f'http://127.0.0.1:{port}'
