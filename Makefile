@@ -106,3 +106,23 @@ clean-cache:
 .PHONY: rehearse
 rehearse: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/checkeval rehearse $(REHEARSE_ARGS)
+
+# llama.cpp's own llama-server, built from the llama.cpp tree vendored in the llama-cpp-python source package (pinned
+# with its hash in tools/llama-server.requirements.txt; the package index is reached here only, never when it runs),
+# once: cached under data/cache/llama.cpp/<version>/ (remove that folder to build it again). `make test-servers` runs
+# every method through the openai backend against it (tests/test_llama_server.py, which skips without the binary and is
+# not part of `make test`: it builds C++); the server is started on a free loopback port and stopped by the tests.
+LLAMA_CPP_VERSION := $(shell sed -n 's/^llama-cpp-python==\([^ ]*\).*/\1/p' tools/llama-server.requirements.txt)
+LLAMA_CPP_DIR := data/cache/llama.cpp/$(LLAMA_CPP_VERSION)
+LLAMA_SERVER := $(LLAMA_CPP_DIR)/bin/llama-server
+LLAMA_BUILD_JOBS ?= 2
+.PHONY: llama-server test-servers
+
+$(LLAMA_SERVER): | $(STAMP)
+	LLAMA_BUILD_JOBS=$(LLAMA_BUILD_JOBS) nice tools/llama_server.sh $(LLAMA_CPP_DIR) $(BIN)/python
+
+llama-server: $(LLAMA_SERVER)
+
+test-servers: $(STAMP) $(LLAMA_SERVER)
+	CHECKEVAL_LLAMA_SERVER=$(abspath $(LLAMA_SERVER)) OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \
+	  $(BIN)/python -m pytest -q tests/test_llama_server.py
