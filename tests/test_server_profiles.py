@@ -76,7 +76,7 @@ def test_insufficient_quota_stops_the_run(tmp_path):
 
 def test_llamacpp_profile_serves_any_name_and_holds_a_grammar(tmp_path, monkeypatch):
     with ChatServer(profile='llamacpp', model='/models/smollm2.gguf') as s:
-        monkeypatch.setenv('CHECKEVAL_URL_LLAMACPP', s.url)
+        monkeypatch.setenv('CHECKEVAL_URL_LLAMACPP_SMOLLM2', s.url)
         j = get_judge('llamacpp-smollm2', cache=tmp_path/'c.sqlite', progress=False)
         rs = j.generate([JudgeRequest(messages=[{'role': 'user', 'content': f'Is text {i} fluent?'}], max_tokens=1, constraint=YES_NO,
                                       logprobs=True, top_logprobs=20) for i in range(4)])

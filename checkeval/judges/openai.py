@@ -17,11 +17,18 @@ from .openai_wire import (CHOICE_MODES, REMOVED_CHOICE_MODES, BATCH_MAX_BYTES, B
                                           constraint_fields, check_endpoint, session_ask, unwrap_choice, usage_fields)
 
 # %% auto #0
-__all__ = ['HTTPStatusError', 'classify_error', 'parse_chat_completion', 'aiohttp_available', 'OpenAIJudge', 'submit_batch',
-           'collect_batch']
+__all__ = ['retryable_status', 'HTTPStatusError', 'classify_error', 'parse_chat_completion', 'aiohttp_available', 'OpenAIJudge',
+           'submit_batch', 'collect_batch']
 
 # %% ../../nbs/03f_judges_openai.ipynb #64541712
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
+# a server error that reports the model's own output (llama-server's check of a reply held to a grammar): the same
+# request, decoded again, gives the same output, so it is a failure with its reason, not a fault to retry
+_OUTPUT_ERRORS = ('does not match the expected',)
+
+def retryable_status(code:int, message:str='') -> bool:
+    "Whether an HTTP error status is worth another try: the retry statuses and 5xx, but not a server's report on the model's output."
+    return (code in _RETRY_STATUS or code >= 500) and not any(s in str(message) for s in _OUTPUT_ERRORS)
 
 def _retry_after(headers) -> float|None:
     "Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date), if present."
@@ -58,7 +65,7 @@ def classify_error(e:BaseException) -> tuple[bool, str, float|None]:
     "(retryable, reason, retry-after seconds) for an exception raised by the openai client or a plain `aiohttp` post."
     import openai, aiohttp
     if isinstance(e, HTTPStatusError):
-        return e.status_code in _RETRY_STATUS or e.status_code >= 500, f'HTTP {e.status_code}: {e.message[:200]}', _retry_after(e.headers)
+        return retryable_status(e.status_code, e.message), f'HTTP {e.status_code}: {e.message[:200]}', _retry_after(e.headers)
     if isinstance(e, TimeoutError): return True, 'timeout', None     # aiohttp's timeouts are TimeoutErrors
     if isinstance(e, aiohttp.ClientError):                            # refused, reset, TLS, a dropped connection
         return True, f'connection error: {type(e).__name__}: {str(e)[:160]}', None
@@ -73,7 +80,7 @@ def classify_error(e:BaseException) -> tuple[bool, str, float|None]:
     if isinstance(e, openai.APIStatusError):
         code = e.status_code
         msg = str(getattr(e, 'message', e))[:200]
-        return code in _RETRY_STATUS or code >= 500, f'HTTP {code}: {msg}', _retry_after(e.response.headers)
+        return retryable_status(code, msg), f'HTTP {code}: {msg}', _retry_after(e.response.headers)
     if isinstance(e, (json.JSONDecodeError, openai.APIResponseValidationError, KeyError, IndexError, TypeError)):
         return True, f'malformed response: {type(e).__name__}: {str(e)[:120]}', None
     return False, f'{type(e).__name__}: {str(e)[:200]}', None
