@@ -237,6 +237,8 @@ def evaluate_data(args):
     if bool(getattr(args, 'input', None)) == bool(args.benchmark): raise UsageError('give one of --benchmark NAME (a paper benchmark) or --input FILE (your own outputs)')
     if args.benchmark: return check_name('benchmark', args.benchmark, benchmark_names()), None, None
     d = read_input(args.input, args.field, getattr(args, 'name', None))
+    if 'id' not in d.columns: print(f"checkeval: no id column in {args.input} (looked for id, item_id): rows are named by their "
+                                    "number; name the column of your ids with --field id=COLUMN", file=sys.stderr)
     return d.name, d.items, d
 
 # %% ../nbs/90_cli.ipynb #a2189e3c

@@ -110,3 +110,15 @@ def test_bad_files_are_one_line(env, tmp_path, name, text, fields, needles):
 def test_input_or_benchmark(env, files):
     one_line_error(checkeval_cli(['evaluate', '--method', 'geval', '--judge', 'tiny'], env), '--benchmark NAME', '--input FILE')
     one_line_error(checkeval_cli(['evaluate', '--method', 'geval', '--judge', 'tiny', '--input', str(files/'summeval.csv')], env), '--dimensions')
+
+
+def test_no_id_column_is_said(env, tmp_path):
+    "A CSV whose ids sit in a column of another name (doc_id): the rows are numbered, and stderr says so and how to map the column."
+    p = tmp_path/'noid.csv'
+    with open(p, 'w', newline='') as f:
+        w = csv.DictWriter(f, ['doc_id', 'article', 'summary']); w.writeheader()
+        for k, r in enumerate(rows(2)): w.writerow({'doc_id': f'sys-{k}', 'article': r['article'], 'summary': r['summary']})
+    r = checkeval_cli(['evaluate', '--input', str(p), '--method', 'likert', '--judge', 'tiny', '--dimensions', 'coherence'], env)
+    assert 'no id column' in r.stderr and '--field id=COLUMN' in r.stderr, r.stderr[-2000:]
+    r = checkeval_cli(['evaluate', '--input', str(p), '--method', 'likert', '--judge', 'tiny', '--dimensions', 'coherence', '-f', 'id=doc_id'], env)
+    assert 'no id column' not in r.stderr and 'sys-0' in r.stdout, r.stderr[-2000:]
