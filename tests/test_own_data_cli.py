@@ -122,3 +122,16 @@ def test_no_id_column_is_said(env, tmp_path):
     assert 'no id column' in r.stderr and '--field id=COLUMN' in r.stderr, r.stderr[-2000:]
     r = checkeval_cli(['evaluate', '--input', str(p), '--method', 'likert', '--judge', 'tiny', '--dimensions', 'coherence', '-f', 'id=doc_id'], env)
     assert 'no id column' not in r.stderr and 'sys-0' in r.stdout, r.stderr[-2000:]
+
+
+def test_unread_scores_print_blank():
+    "A run where no reply was read: its score column prints blank (as a missing score among numbers does), never 'None'."
+    import pandas as pd
+    from checkeval.results import format_report
+    sc = pd.DataFrame({'item': ['sys-a-001', 'sys-a-002'], 'system': ['unknown']*2, 'dimension': ['clarity']*2, 'score': [None, None],
+                       'answered': [0, 0], 'asked': [1, 1]})
+    rep = dict(meta=dict(method='likert', data='mine', judge='smollm2', answers=2, parsed=0, parse_rate=0.0), scores=sc,
+               means=pd.DataFrame({'dimension': ['clarity'], 'mean': [float('nan')], 'items scored': [0], 'items': [2]}), questions=pd.DataFrame(), separating=pd.DataFrame(),
+               metaeval=pd.DataFrame(), path='runs/x')
+    text = format_report(rep)
+    assert 'sys-a-001' in text and 'None' not in text, text
