@@ -270,6 +270,7 @@ def cmd_evaluate(args) -> int:
     args.dimensions = criteria_dimensions(args, opts)   # --criterion, --criteria, --checklist
     name, items, found = evaluate_data(args)
     dims = evaluate_dimensions(args, found)
+    if items is not None and args.method == 'checkeval': opts.setdefault('unanswered', 'none')   # your file: no reply read is no score, never 0
     check_options(opts, args.method)
     confirm_paid(args, opts, name, items, dims)
     info, result = evaluate(args.method, name, args.judge, limit=args.limit, dimensions=dims, items=items,

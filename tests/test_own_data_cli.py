@@ -135,3 +135,16 @@ def test_unread_scores_print_blank():
                metaeval=pd.DataFrame(), path='runs/x')
     text = format_report(rep)
     assert 'sys-a-001' in text and 'None' not in text, text
+
+
+def test_checkeval_no_reply_read_is_no_score(env, tmp_path):
+    "CheckEval on a user's file, no reply read (tiny, plumbing only): the item has no score (blank in scores.csv), never 0."
+    p = tmp_path/'mine.jsonl'
+    p.write_text(''.join(json.dumps({'id': f'sys-{k}', 'source': r['article'], 'output': r['summary']}) + '\n' for k, r in enumerate(rows(2))))
+    q = tmp_path/'q.txt'; q.write_text('Is the summary easy to read?\nIs every sentence complete?\n')
+    r = checkeval_cli(['evaluate', '--input', str(p), '--method', 'checkeval', '--judge', 'tiny', '--criterion', 'clarity=Plain words.',
+                       '--checklist', f'clarity={q}'], env)
+    assert 'Traceback' not in r.stderr, r.stderr[-2000:]
+    sc = list(csv.DictReader(open(run_of(r)/'scores.csv')))
+    assert len(sc) == 2 and all(x['score'] == '' for x in sc if x['answered'] == '0'), sc
+    assert any(x['answered'] == '0' for x in sc)     # the case this test is about: tiny's replies are not read
