@@ -237,6 +237,8 @@ def evaluate_data(args):
     if bool(getattr(args, 'input', None)) == bool(args.benchmark): raise UsageError('give one of --benchmark NAME (a paper benchmark) or --input FILE (your own outputs)')
     if args.benchmark: return check_name('benchmark', args.benchmark, benchmark_names()), None, None
     d = read_input(args.input, args.field, getattr(args, 'name', None))
+    if 'id' not in d.columns: print(f"checkeval: no id column in {args.input} (looked for id, item_id): rows are named by their "
+                                    "number; name the column of your ids with --field id=COLUMN", file=sys.stderr)
     return d.name, d.items, d
 
 # %% ../nbs/90_cli.ipynb #a2189e3c
@@ -268,6 +270,7 @@ def cmd_evaluate(args) -> int:
     args.dimensions = criteria_dimensions(args, opts)   # --criterion, --criteria, --checklist
     name, items, found = evaluate_data(args)
     dims = evaluate_dimensions(args, found)
+    if items is not None and args.method == 'checkeval': opts.setdefault('unanswered', 'none')   # your file: no reply read is no score, never 0
     check_options(opts, args.method)
     confirm_paid(args, opts, name, items, dims)
     info, result = evaluate(args.method, name, args.judge, limit=args.limit, dimensions=dims, items=items,

@@ -127,6 +127,7 @@ def _fmt(df:pd.DataFrame, floats:str='{:.3f}') -> str:
 def format_report(rep:dict, questions:bool=True) -> str:
     "The text of a run's report: its items' scores, the means (and what they average), the questions, the meta-evaluation."
     m, sc = rep['meta'], rep['scores'].copy()
+    sc['score'] = pd.to_numeric(sc.score)      # all None (no reply read) prints blank, as a missing score among numbers does
     head = (f"{m['method']} on {m['data']}, judge {m['judge']}: {len(sc)} scores; {m['answers']} replies, {m['parsed']} read"
             + (f" (parse rate {m['parse_rate']:.0%})" if m['parse_rate'] is not None else ''))
     sc['answered/asked'] = sc.answered.astype(str) + '/' + sc.asked.astype(str)

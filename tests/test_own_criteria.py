@@ -240,3 +240,16 @@ def test_cli_checkeval_builder_too_weak_is_one_line(cli_env, tmp_path):
     f.write_text(''.join(json.dumps({'id': it.item_id, 'source': it.source, 'output': it.output}) + '\n' for it in make_items(1)))
     r = checkeval_cli(['evaluate', '--method', 'checkeval', '--input', str(f), '--judge', 'tiny', '--criterion', f'clarity={DEFINITION}'], cli_env)
     assert r.returncode == 2 and 'seed reply of tiny' in r.stderr and '--checklist FILE' in r.stderr and 'Traceback' not in r.stderr, r.stderr[-2000:]
+
+
+@needs_input
+def test_cli_interacteval_named_checklist(cli_env, tmp_path):
+    "InteractEval reads --checklist NAME=FILE (the form its help gives) as CheckEval does: the file's questions are asked."
+    f = tmp_path/'outputs.jsonl'
+    f.write_text(''.join(json.dumps({'id': it.item_id, 'source': it.source, 'output': it.output}) + '\n' for it in make_items(1)))
+    (tmp_path/'clarity.txt').write_text('Are the words plain?\nIs every name explained?\n')
+    r = checkeval_cli(['evaluate', '--method', 'interacteval', '--input', str(f), '--judge', 'tiny', '--criterion', f'clarity={DEFINITION}',
+                       '--checklist', f"clarity={tmp_path/'clarity.txt'}"], cli_env)
+    assert r.returncode in (0, 1) and 'Traceback' not in r.stderr and 'not found' not in r.stderr, r.stderr[-2000:]
+    answers, *_ = read_run(json.loads(r.stdout.strip().splitlines()[-1])['run'])
+    assert {a['meta']['question'] for a in answers} == {'Are the words plain?', 'Is every name explained?'}

@@ -110,3 +110,41 @@ def test_bad_files_are_one_line(env, tmp_path, name, text, fields, needles):
 def test_input_or_benchmark(env, files):
     one_line_error(checkeval_cli(['evaluate', '--method', 'geval', '--judge', 'tiny'], env), '--benchmark NAME', '--input FILE')
     one_line_error(checkeval_cli(['evaluate', '--method', 'geval', '--judge', 'tiny', '--input', str(files/'summeval.csv')], env), '--dimensions')
+
+
+def test_no_id_column_is_said(env, tmp_path):
+    "A CSV whose ids sit in a column of another name (doc_id): the rows are numbered, and stderr says so and how to map the column."
+    p = tmp_path/'noid.csv'
+    with open(p, 'w', newline='') as f:
+        w = csv.DictWriter(f, ['doc_id', 'article', 'summary']); w.writeheader()
+        for k, r in enumerate(rows(2)): w.writerow({'doc_id': f'sys-{k}', 'article': r['article'], 'summary': r['summary']})
+    r = checkeval_cli(['evaluate', '--input', str(p), '--method', 'likert', '--judge', 'tiny', '--dimensions', 'coherence'], env)
+    assert 'no id column' in r.stderr and '--field id=COLUMN' in r.stderr, r.stderr[-2000:]
+    r = checkeval_cli(['evaluate', '--input', str(p), '--method', 'likert', '--judge', 'tiny', '--dimensions', 'coherence', '-f', 'id=doc_id'], env)
+    assert 'no id column' not in r.stderr and 'sys-0' in r.stdout, r.stderr[-2000:]
+
+
+def test_unread_scores_print_blank():
+    "A run where no reply was read: its score column prints blank (as a missing score among numbers does), never 'None'."
+    import pandas as pd
+    from checkeval.results import format_report
+    sc = pd.DataFrame({'item': ['sys-a-001', 'sys-a-002'], 'system': ['unknown']*2, 'dimension': ['clarity']*2, 'score': [None, None],
+                       'answered': [0, 0], 'asked': [1, 1]})
+    rep = dict(meta=dict(method='likert', data='mine', judge='smollm2', answers=2, parsed=0, parse_rate=0.0), scores=sc,
+               means=pd.DataFrame({'dimension': ['clarity'], 'mean': [float('nan')], 'items scored': [0], 'items': [2]}), questions=pd.DataFrame(), separating=pd.DataFrame(),
+               metaeval=pd.DataFrame(), path='runs/x')
+    text = format_report(rep)
+    assert 'sys-a-001' in text and 'None' not in text, text
+
+
+def test_checkeval_no_reply_read_is_no_score(env, tmp_path):
+    "CheckEval on a user's file, no reply read (tiny, plumbing only): the item has no score (blank in scores.csv), never 0."
+    p = tmp_path/'mine.jsonl'
+    p.write_text(''.join(json.dumps({'id': f'sys-{k}', 'source': r['article'], 'output': r['summary']}) + '\n' for k, r in enumerate(rows(2))))
+    q = tmp_path/'q.txt'; q.write_text('Is the summary easy to read?\nIs every sentence complete?\n')
+    r = checkeval_cli(['evaluate', '--input', str(p), '--method', 'checkeval', '--judge', 'tiny', '--criterion', 'clarity=Plain words.',
+                       '--checklist', f'clarity={q}'], env)
+    assert 'Traceback' not in r.stderr, r.stderr[-2000:]
+    sc = list(csv.DictReader(open(run_of(r)/'scores.csv')))
+    assert len(sc) == 2 and all(x['score'] == '' for x in sc if x['answered'] == '0'), sc
+    assert any(x['answered'] == '0' for x in sc)     # the case this test is about: tiny's replies are not read

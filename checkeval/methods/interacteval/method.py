@@ -267,7 +267,11 @@ def benchmark_ta_samples(benchmark:str, dimension:str, exclude:Sequence[str]=(),
 
 # %% ../../../nbs/15_interacteval.ipynb #014aba4f
 def _file_checklist(path, dim:Dimension) -> Checklist:
-    "The questions (lines ending with ?) of a checklist file, or of `<dimension>.txt` in a folder."
+    "The questions (lines ending with ?) of a checklist file, of `<dimension>.txt` in a folder, or of `dimension=FILE` in `NAME=FILE,NAME=FILE` (`--checklist`)."
+    if '=' in str(path) and not Path(path).exists():
+        named = dict(kv.partition('=')[::2] for kv in str(path).split(','))
+        if dim.name not in named: raise DataError(f'no checklist file for {dim.name!r} in {path}: add {dim.name}=FILE', field='checklist_source')
+        path = named[dim.name]
     p = Path(path)
     if p.is_dir(): p = p/f'{dim.name}.txt'
     if not p.is_file(): raise DataError('checklist file not found', p)
