@@ -20,7 +20,8 @@ __all__ = ['ROLES', 'DEFAULT_COLUMNS', 'FORMATS', 'InputError', 'parse_fields', 
 
 # %% ../../nbs/01g_data_inputs.ipynb #0cdcf3c0
 ROLES = ('id', 'source', 'context', 'reference', 'output', 'group', 'system')
-DEFAULT_COLUMNS = {'id': ('id', 'item_id'), 'source': ('source', 'document', 'article', 'input', 'prompt', 'question'),
+DEFAULT_COLUMNS = {'id': ('id', 'item_id'),
+                   'source': ('source', 'document', 'article', 'input', 'prompt', 'question', 'instruction', 'query'),
                    'context': ('context', 'fact', 'knowledge'), 'reference': ('reference', 'references'),
                    'output': ('output', 'summary', 'response', 'generation', 'prediction', 'completion'),
                    'group': ('group', 'group_id'), 'system': ('system', 'system_id', 'model')}
