@@ -83,7 +83,8 @@ def test_checkeval_grouped_json_schema(judge, tmp_path):
 @pytest.mark.parametrize('method', ['geval', 'likert'])
 def test_rating_with_log_probabilities(judge, tmp_path, method):
     "G-Eval and Likert: the rating on the dimension's scale, and its probability-weighted form from the top log-probabilities."
-    res, parsed = run_method(method, 'summeval', judge, tmp_path, ['coherence'])
+    # G-Eval's paper setting decodes a free reply, which this judge does not write as a number: its rating held to the scale
+    res, parsed = run_method(method, 'summeval', judge, tmp_path, ['coherence'], **({'answer': 'choices'} if method == 'geval' else {}))
     sent_well(res)
     assert all(1.0 <= a.value <= 5.0 for a in parsed)
     assert any(a.meta.get('prob_weighted') is not None and 1.0 <= a.meta['prob_weighted'] <= 5.0 for a in parsed)
