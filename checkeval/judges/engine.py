@@ -77,13 +77,14 @@ class Judge:
                            reasoning_tokens=0, cost=0.0, skipped_budget=0)
         self._reserved = 0.0
 
-    @property
-    def cache(self) -> ResponseCache|None:
-        "The response cache (opened on first use), or None when caching is off."
-        if self._cache is None and self._cache_spec is not False:
-            c = self._cache_spec
-            self._cache = c if isinstance(c, ResponseCache) else ResponseCache(None if c is True else c)
-        return self._cache
+# %% ../../nbs/03c_judges_engine.ipynb #f0bd7893
+@patch(as_prop=True)
+def cache(self:Judge) -> ResponseCache|None:
+    "The response cache (opened on first use), or None when caching is off."
+    if self._cache is None and self._cache_spec is not False:
+        c = self._cache_spec
+        self._cache = c if isinstance(c, ResponseCache) else ResponseCache(None if c is True else c)
+    return self._cache
 
 # %% ../../nbs/03c_judges_engine.ipynb #e9604c14
 @patch

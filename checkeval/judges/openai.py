@@ -185,24 +185,28 @@ class OpenAIJudge(Judge):
         self._http_backend = http_backend
         self._rr = 0
 
-    @property
-    def base_urls(self) -> list:
-        "Endpoints; from the environment variable `base_url_env` (comma-separated) when the configuration names one."
-        if self.base_url_env:
-            v = env(self.base_url_env)
-            if not v: raise SettingsError(f'judge {self.name!r}: set the environment variable {self.base_url_env} (its base URL)')
-            return [u.strip() for u in v.split(',') if u.strip()]
-        return self._base_urls
+# %% ../../nbs/03f_judges_openai.ipynb #116cf739
+@patch(as_prop=True)
+def base_urls(self:OpenAIJudge) -> list:
+    "Endpoints; from the environment variable `base_url_env` (comma-separated) when the configuration names one."
+    if self.base_url_env:
+        v = env(self.base_url_env)
+        if not v: raise SettingsError(f'judge {self.name!r}: set the environment variable {self.base_url_env} (its base URL)')
+        return [u.strip() for u in v.split(',') if u.strip()]
+    return self._base_urls
 
-    def _api_key(self) -> str|None:
-        "The key from `api_key_env`; None for a server of your own when it is unset (no key is sent: `preflight` says if one is needed)."
-        v = env(self.api_key_env) if self.api_key_env else None
-        if v: return v
-        if all(u is not None for u in self.base_urls): return None
-        raise SettingsError(f'judge {self.name!r}: set the environment variable {self.api_key_env} (the API key)')
+# %% ../../nbs/03f_judges_openai.ipynb #e4e6f85a
+@patch
+def _api_key(self:OpenAIJudge) -> str|None:
+    "The key from `api_key_env`; None for a server of your own when it is unset (no key is sent: `preflight` says if one is needed)."
+    v = env(self.api_key_env) if self.api_key_env else None
+    if v: return v
+    if all(u is not None for u in self.base_urls): return None
+    raise SettingsError(f'judge {self.name!r}: set the environment variable {self.api_key_env} (the API key)')
 
-    @property
-    def token_param(self) -> str: return self.max_tokens_param
+# %% ../../nbs/03f_judges_openai.ipynb #13b15d67
+@patch(as_prop=True)
+def token_param(self:OpenAIJudge) -> str: return self.max_tokens_param
 
 # %% ../../nbs/03f_judges_openai.ipynb #17f894f0
 @patch
@@ -324,6 +328,7 @@ async def _post(self:OpenAIJudge, ep:_Endpoint, body:dict, headers:dict) -> dict
         if r.status >= 300: raise HTTPStatusError(r.status, data, r.headers)
     return json_value(data)
 
+# %% ../../nbs/03f_judges_openai.ipynb #a42fba32
 @patch
 def _stops_run(self:OpenAIJudge, e:BaseException, attempt:int):
     "`JudgeUnavailable` when `e` says no request can be answered: no quota left, or a server that refuses connections again."
@@ -338,6 +343,7 @@ def _stops_run(self:OpenAIJudge, e:BaseException, attempt:int):
         return JudgeUnavailable(f"judge {self.name!r}: the server stopped answering (connection refused at {self.base_urls[0]}); start it again and rerun: finished answers are cached")
     return None
 
+# %% ../../nbs/03f_judges_openai.ipynb #2ad4d18c
 @patch
 def _siblings(self:OpenAIJudge, k:str, queue, pending:dict) -> list[str]:
     "With `supports_n`: `k` and the samples of the same prompt next in `queue` (at most 128), sent as one request with `n`."
@@ -350,6 +356,7 @@ def _siblings(self:OpenAIJudge, k:str, queue, pending:dict) -> list[str]:
         out.append(queue.popleft())
     return out
 
+# %% ../../nbs/03f_judges_openai.ipynb #85be0150
 @patch
 async def _acall_samples(self:OpenAIJudge, reqs:list[JudgeRequest], keys:list[str]) -> list[JudgeResponse]:
     """Samples of one prompt (`reqs`, in sample order) as one request with `n`; one response per sample, the prompt's tokens on
@@ -359,6 +366,7 @@ async def _acall_samples(self:OpenAIJudge, reqs:list[JudgeRequest], keys:list[st
         if r.error == _MISSING_SAMPLE: out[i] = await self._acall(reqs[i], keys[i])
     return out
 
+# %% ../../nbs/03f_judges_openai.ipynb #49429420
 @patch
 async def _acall(self:OpenAIJudge, req:JudgeRequest, key:str|None=None, n:int=1):
     kw, extra = self.body(req, n)
@@ -388,8 +396,10 @@ async def _acall(self:OpenAIJudge, req:JudgeRequest, key:str|None=None, n:int=1)
             await asyncio.sleep(delay * random.uniform(1.0, 1.25) if after is not None else delay * random.uniform(0.5, 1.5))
     return fail(f'{reason} (gave up after {self.max_retries + 1} attempts)', self.max_retries + 1)
 
+# %% ../../nbs/03f_judges_openai.ipynb #3d24c035
 _MISSING_SAMPLE = 'no such choice in the reply (the server ignored n)'
 
+# %% ../../nbs/03f_judges_openai.ipynb #4c60741d
 def _share_usage(out:list[JudgeResponse], data:dict) -> list[JudgeResponse]:
     "The completion tokens of an `n`-sample reply shared over its samples (the prompt's on the first); a failed sample keeps its error."
     ct, got = (data.get('usage') or {}).get('completion_tokens') or 0, max(1, sum(r.error != _MISSING_SAMPLE for r in out))

@@ -78,49 +78,54 @@ def judge_logprobs(judge, text:str, top_logprobs:list[dict], choices:list|None=N
 # %% ../../nbs/05a_testing_server.ipynb #1843df48
 _MODES = ('hash', 'script', 'judge', 'tiny')
 
+# %% ../../nbs/05a_testing_server.ipynb #80052bfc
 class ChatServer:
     "A local OpenAI-compatible chat server with hashed, scripted or model replies, faults and counters."
     batch_wait_s = 0.01     # the model's thread waits this long for the requests sent with the first before computing them
-    def __init__(self, port:int=0, host:str='127.0.0.1',
-                 mode:str='hash',                # hash | script | judge | tiny (= judge 'tiny')
-                 script=None,                    # JSONL of canned replies (mode 'script')
-                 latency_ms:float=0., max_concurrency:int|None=None,
-                 fault_rate:float=0., faults=('429', '500', 'slow', 'malformed', 'drop'), retry_after_s:float=0.05, slow_s:float=2.,
-                 seed:int=0,
-                 model:str='local',              # the model name in replies to requests that name none
-                 idempotent:bool=False,
-                 judge=None,                     # a judge's name for `get_judge`, or a `Judge`, whose model answers (mode 'judge')
-                 responder=None,                 # a function body -> completion object that answers every chat request (any model name)
-                 ssl_context=None,               # serve HTTPS with this `ssl.SSLContext` (tests of TLS clients)
-                 profile:str|None=None,          # behave as `openai`, `vllm` (>= 0.12) or `llamacpp` do (`checkeval.testing.profiles`)
-                 api_key:str|None=None,          # the key a request must carry (`Authorization: Bearer ...`); None: any
-                 models=None,                    # the model names served; None: any name
-                 quota:int|None=None):           # requests answered before the account runs out (HTTP 429 insufficient_quota)
-        if profile not in (None, *PROFILES): raise ValueError(f'unknown profile {profile!r} ({", ".join(PROFILES)})')
-        self.profile, self.api_key, self.quota = profile, api_key, quota
-        self.models = None if models is None else set(models)
-        if mode not in _MODES: raise ValueError(f'unknown mode {mode!r} ({", ".join(_MODES)})')
-        if mode == 'tiny': mode, judge = 'judge', judge or 'tiny'
-        if judge is not None and mode == 'hash': mode = 'judge'
-        if mode == 'judge' and not judge: raise ValueError("mode 'judge' needs the name of a judge")
-        self.mode, self.idempotent, self.ssl_context, self.responder = mode, idempotent, ssl_context, responder
-        self.judge_name = judge if judge is None or isinstance(judge, str) else judge.name
-        self.latency_s, self.fault_rate, self.faults = latency_ms/1000, fault_rate, list(faults)
-        self.retry_after_s, self.slow_s, self.model, self.max_concurrency = retry_after_s, slow_s, model, max_concurrency
-        self.rng, self.lock = random.Random(seed), threading.Lock()
-        self.script = [json.loads(l) for l in Path(script).read_text().splitlines() if l.strip()] if script else []
-        self._script_i, self._judge_lock, self._pool = 0, threading.Lock(), None
-        self._judge = None if judge is None or isinstance(judge, str) else judge
-        self.files, self.batches, self._waiting = {}, {}, []   # _waiting: chat requests the model has not taken yet
-        self.reset()
-        self.sock = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind((host, port)); self.sock.listen(4096)
-        self.host, self.port = host, self.sock.getsockname()[1]
-        self.thread = self.loop = self._stopping = self._start_error = None
 
-    @property
-    def url(self) -> str: return f"{'https' if self.ssl_context else 'http'}://{self.host}:{self.port}/v1"
+# %% ../../nbs/05a_testing_server.ipynb #6c41c25f
+@patch
+def __init__(self:ChatServer, port:int=0, host:str='127.0.0.1',
+             mode:str='hash',                # hash | script | judge | tiny (= judge 'tiny')
+             script=None,                    # JSONL of canned replies (mode 'script')
+             latency_ms:float=0., max_concurrency:int|None=None,
+             fault_rate:float=0., faults=('429', '500', 'slow', 'malformed', 'drop'), retry_after_s:float=0.05, slow_s:float=2.,
+             seed:int=0,
+             model:str='local',              # the model name in replies to requests that name none
+             idempotent:bool=False,
+             judge=None,                     # a judge's name for `get_judge`, or a `Judge`, whose model answers (mode 'judge')
+             responder=None,                 # a function body -> completion object that answers every chat request (any model name)
+             ssl_context=None,               # serve HTTPS with this `ssl.SSLContext` (tests of TLS clients)
+             profile:str|None=None,          # behave as `openai`, `vllm` (>= 0.12) or `llamacpp` do (`checkeval.testing.profiles`)
+             api_key:str|None=None,          # the key a request must carry (`Authorization: Bearer ...`); None: any
+             models=None,                    # the model names served; None: any name
+             quota:int|None=None):           # requests answered before the account runs out (HTTP 429 insufficient_quota)
+    if profile not in (None, *PROFILES): raise ValueError(f'unknown profile {profile!r} ({", ".join(PROFILES)})')
+    self.profile, self.api_key, self.quota = profile, api_key, quota
+    self.models = None if models is None else set(models)
+    if mode not in _MODES: raise ValueError(f'unknown mode {mode!r} ({", ".join(_MODES)})')
+    if mode == 'tiny': mode, judge = 'judge', judge or 'tiny'
+    if judge is not None and mode == 'hash': mode = 'judge'
+    if mode == 'judge' and not judge: raise ValueError("mode 'judge' needs the name of a judge")
+    self.mode, self.idempotent, self.ssl_context, self.responder = mode, idempotent, ssl_context, responder
+    self.judge_name = judge if judge is None or isinstance(judge, str) else judge.name
+    self.latency_s, self.fault_rate, self.faults = latency_ms/1000, fault_rate, list(faults)
+    self.retry_after_s, self.slow_s, self.model, self.max_concurrency = retry_after_s, slow_s, model, max_concurrency
+    self.rng, self.lock = random.Random(seed), threading.Lock()
+    self.script = [json.loads(l) for l in Path(script).read_text().splitlines() if l.strip()] if script else []
+    self._script_i, self._judge_lock, self._pool = 0, threading.Lock(), None
+    self._judge = None if judge is None or isinstance(judge, str) else judge
+    self.files, self.batches, self._waiting = {}, {}, []   # _waiting: chat requests the model has not taken yet
+    self.reset()
+    self.sock = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET, socket.SOCK_STREAM)
+    self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    self.sock.bind((host, port)); self.sock.listen(4096)
+    self.host, self.port = host, self.sock.getsockname()[1]
+    self.thread = self.loop = self._stopping = self._start_error = None
+
+# %% ../../nbs/05a_testing_server.ipynb #95a33259
+@patch(as_prop=True)
+def url(self:ChatServer) -> str: return f"{'https' if self.ssl_context else 'http'}://{self.host}:{self.port}/v1"
 
 # %% ../../nbs/05a_testing_server.ipynb #485a6d48
 @patch
@@ -371,12 +376,15 @@ async def _chat(self:ChatServer, request):
         if self.idempotent: self.delivered[chat.key] = out
     return web.Response(body=json_bytes(out), content_type='application/json', charset='utf-8')
 
+# %% ../../nbs/05a_testing_server.ipynb #3b47399e
 @patch
 async def _stats(self:ChatServer, request): return web.json_response(self.stats())
 
+# %% ../../nbs/05a_testing_server.ipynb #8ace998d
 @patch
 async def _stats_reset(self:ChatServer, request): self.reset(); return web.json_response({'ok': True})
 
+# %% ../../nbs/05a_testing_server.ipynb #f9cda70d
 @patch
 def refusal(self:ChatServer, body:dict, auth:str|None) -> tuple[int, dict]|None:
     "What the server's profile refuses in a chat request (status, error body): a key, a model, a parameter, a schema, no quota left."
@@ -393,6 +401,7 @@ def refusal(self:ChatServer, body:dict, auth:str|None) -> tuple[int, dict]|None:
     if self.profile == 'llamacpp': return llamacpp_refusal(body)
     return None
 
+# %% ../../nbs/05a_testing_server.ipynb #51c9ae6f
 @patch
 async def _models(self:ChatServer, request):
     "`/v1/models`: the served names (`owned_by` says a server that answers any name: llama.cpp's one model, or this server without `models`)."
@@ -403,6 +412,7 @@ async def _models(self:ChatServer, request):
     else: data = [{'id': m, 'object': 'model', 'owned_by': self.profile or 'checkeval'} for m in sorted(self.models)]
     return web.json_response({'object': 'list', 'data': data})
 
+# %% ../../nbs/05a_testing_server.ipynb #82cb8c0e
 @patch
 async def _health(self:ChatServer, request): return web.json_response({'status': 'ok'})
 

@@ -246,6 +246,22 @@ def _stage_sources(docs:Path, lib:Path, root:Path, docmods:dict[str, str]) -> li
         sources.append({mod: f'source/{mod}.md'})
     return sources
 
+# %% ../../nbs/81_site.ipynb #38269470
+def _stage_pages(docs:Path, root:Path, lib_name:str, nav:dict):
+    "The README as `index.md`, PERFORMANCE.md, DEVELOPING.md and figures/ with its page, copied into `docs` and named in `nav`."
+    readme = root/'README.md'
+    (docs/'index.md').write_text(readme.read_text() if readme.exists() else f'# {lib_name}\n')
+    extra = {}   # the README links to these pages by their file names
+    for title, f in [('Performance', 'PERFORMANCE.md'), ('Developing', 'DEVELOPING.md')]:
+        if (root/f).exists(): shutil.copy(root/f, docs/f); extra[f] = [{title: f}]
+    figs = root/'figures'; index = figs/'INDEX.md'
+    if figs.exists(): shutil.copytree(figs, docs/'figures', ignore=shutil.ignore_patterns('INDEX.md'))
+    pngs = sorted(p.relative_to(figs).as_posix() for p in figs.rglob('*.png')) if figs.exists() else []
+    (docs/'reproduction.md').write_text(figures_page(index.read_text(), 'figures/', pngs) if index.exists() else
+                                        '# Tables and figures\n\n`figures/INDEX.md` has not been generated yet: run `make reproduce`.\n')
+    nav['Reproducing the papers'][''][:0] = [{'Tables and figures': 'reproduction.md'}, *extra.get('PERFORMANCE.md', [])]
+    nav[INTERNALS][''][:0] = extra.get('DEVELOPING.md', [])
+
 # %% ../../nbs/81_site.ipynb #a8f2c880
 def stage_docs(proc=None, docs=None, only:list[str]|None=None, execute:bool=True) -> list:
     """Write MkDocs' input into `docs` (default `_docs/`) from the processed notebooks in `proc` (default `_proc/`; with
@@ -276,18 +292,7 @@ def stage_docs(proc=None, docs=None, only:list[str]|None=None, execute:bool=True
         title = _text(nb['cells'][0]['source']).splitlines()[0][2:].replace('`', '')   # the nav shows text: code spans vanish
         nav[nav_section(rel.as_posix())].setdefault(SUBSECTIONS.get(rel.parts[0], '') if len(rel.parts) > 1 else '', []).append({title: f'{name}.md'})
     sources = _stage_sources(docs, lib, root, docmods)
-    readme = root/'README.md'
-    (docs/'index.md').write_text(readme.read_text() if readme.exists() else f'# {cfg.lib_name}\n')
-    extra = {}   # the README links to these pages by their file names
-    for title, f in [('Performance', 'PERFORMANCE.md'), ('Developing', 'DEVELOPING.md')]:
-        if (root/f).exists(): shutil.copy(root/f, docs/f); extra[f] = [{title: f}]
-    figs = root/'figures'; index = figs/'INDEX.md'
-    if figs.exists(): shutil.copytree(figs, docs/'figures', ignore=shutil.ignore_patterns('INDEX.md'))
-    pngs = sorted(p.relative_to(figs).as_posix() for p in figs.rglob('*.png')) if figs.exists() else []
-    (docs/'reproduction.md').write_text(figures_page(index.read_text(), 'figures/', pngs) if index.exists() else
-                                        '# Tables and figures\n\n`figures/INDEX.md` has not been generated yet: run `make reproduce`.\n')
-    nav['Reproducing the papers'][''][:0] = [{'Tables and figures': 'reproduction.md'}, *extra.get('PERFORMANCE.md', [])]
-    nav[INTERNALS][''][:0] = extra.get('DEVELOPING.md', [])
+    _stage_pages(docs, root, cfg.lib_name, nav)
     nav[INTERNALS]['Module sources'] = sources
     flat = lambda groups: [*groups.pop(''), *[{k: v} for k, v in groups.items() if v]]
     return [{'Home': 'index.md'}, *[{s: flat(g)} for s, g in nav.items() if any(g.values())]]

@@ -415,6 +415,7 @@ def _checklist_label(o:CheckEvalOptions, checklists:dict, builder, prov:dict) ->
     if o.checklist == 'upstream': return f"{'unfiltered union' if o.stage in ('all', 'union') else 'released ' + o.stage} ({sizes})"
     return f'{o.checklist} ({sizes})'
 
+# %% ../../../nbs/10_checkeval.ipynb #ef11ce44
 @register_method('checkeval', options=CheckEvalOptions, judges=('builder',), weak_forms={'granularity': 'question', 'answer': 'choices'})
 def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], builder=None, **options) -> MethodResult:
     "CheckEval on `items` for `dimensions` with the options of `CheckEvalOptions`; `builder` (a Judge) builds/filters the checklist once."

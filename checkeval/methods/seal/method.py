@@ -8,6 +8,7 @@ Docs: https://checkeval.github.io/checkeval/seal.html.md"""
 from __future__ import annotations
 import hashlib, json, math, re, warnings
 from functools import lru_cache
+from fastcore.basics import patch
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence, Union
 import yaml
@@ -275,17 +276,19 @@ class SealRun:
         if self.o.max_tokens is not None: return int(self.o.max_tokens)
         return min(default, self.cap['max_tokens']) if self.cap['applied'] else default
 
-    def send(self, planned:dict, uses:dict, desc:str) -> dict:
-        "Send the unique planned requests in one `generate` call; rid → response. Each request is recorded once in `requests`."
-        if not planned: return {}
-        rids = list(planned)
-        resps = self.judge.generate([planned[r].request(self.judge, self.o.json_schema, self.o.temperature, self.o.seed) for r in rids], desc=desc)
-        for r, resp in zip(rids, resps):
-            self.requests[r] = {'request': r, 'stage': planned[r].stage, 'template': planned[r].template,
-                                'prompt_tokens': getattr(resp, 'prompt_tokens', None), 'completion_tokens': getattr(resp, 'completion_tokens', None),
-                                'latency_s': getattr(resp, 'latency_s', None), 'cached': bool(getattr(resp, 'cached', False)),
-                                'error': getattr(resp, 'error', None), 'uses': uses.get(r, [])}
-        return dict(zip(rids, resps))
+# %% ../../../nbs/13_seal.ipynb #a9ed9278
+@patch
+def send(self:SealRun, planned:dict, uses:dict, desc:str) -> dict:
+    "Send the unique planned requests in one `generate` call; rid → response. Each request is recorded once in `requests`."
+    if not planned: return {}
+    rids = list(planned)
+    resps = self.judge.generate([planned[r].request(self.judge, self.o.json_schema, self.o.temperature, self.o.seed) for r in rids], desc=desc)
+    for r, resp in zip(rids, resps):
+        self.requests[r] = {'request': r, 'stage': planned[r].stage, 'template': planned[r].template,
+                            'prompt_tokens': getattr(resp, 'prompt_tokens', None), 'completion_tokens': getattr(resp, 'completion_tokens', None),
+                            'latency_s': getattr(resp, 'latency_s', None), 'cached': bool(getattr(resp, 'cached', False)),
+                            'error': getattr(resp, 'error', None), 'uses': uses.get(r, [])}
+    return dict(zip(rids, resps))
 
 # %% ../../../nbs/13_seal.ipynb #7a4dc9c0
 def seal_decompose(run:SealRun) -> tuple[dict, dict]:
