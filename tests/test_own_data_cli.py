@@ -148,3 +148,16 @@ def test_checkeval_no_reply_read_is_no_score(env, tmp_path):
     sc = list(csv.DictReader(open(run_of(r)/'scores.csv')))
     assert len(sc) == 2 and all(x['score'] == '' for x in sc if x['answered'] == '0'), sc
     assert any(x['answered'] == '0' for x in sc)     # the case this test is about: tiny's replies are not read
+
+
+def test_parquet_reads_as_the_jsonl_does(tmp_path):
+    "A Parquet file (pyarrow, a dependency) gives the same items, ids kept, as the same rows in JSON Lines."
+    import pandas as pd
+    from checkeval.data import read_input
+    data = rows(4)
+    pd.DataFrame(data).to_parquet(tmp_path/'outs.parquet')
+    (tmp_path/'outs.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in data))
+    fields = ['id=doc', 'score:coherence=rating']
+    pq, js = read_input(tmp_path/'outs.parquet', fields), read_input(tmp_path/'outs.jsonl', fields)
+    assert [i.item_id for i in pq.items] == [r['doc'] for r in data]
+    assert [(i.item_id, i.source, i.output, i.scores) for i in pq.items] == [(i.item_id, i.source, i.output, i.scores) for i in js.items]
