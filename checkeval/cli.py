@@ -23,7 +23,7 @@ from .criteria import CriterionError, run_dimensions
 # %% auto #0
 __all__ = ['HEAVY_COMMANDS', 'DEFAULT_MAX_FAILURE_RATE', 'CHECKLIST_OPTION', 'command_module', 'UsageError', 'error_line',
            'method_names', 'benchmark_names', 'judge_names', 'reproduce_steps', 'check_name', 'fit_table', 'frame_json',
-           'cmd_data', 'defects_line', 'cmd_settings', 'confirm_paid', 'run_outcome', 'weak_form_hint',
+           'cmd_data', 'defects_line', 'cmd_settings', 'confirm_paid', 'missing_line', 'run_outcome', 'weak_form_hint',
            'add_criteria_arguments', 'criteria_dimensions', 'evaluate_data', 'evaluate_dimensions', 'print_report',
            'cmd_evaluate', 'cmd_reproduce', 'cmd_build_checklists', 'cmd_rehearse', 'positive_int', 'sample_arg',
            'failure_rate', 'Parser', 'add_rehearse_parser', 'add_input_arguments', 'cmd_show', 'add_show_parser',
@@ -179,6 +179,16 @@ def confirm_paid(args, options:dict, benchmark:str|None=None, items=None, dimens
                          "pass --yes to run it")
     if not _ask(f"Run it, estimated up to ${t['est_cost_max']:.4f}? [y/N] "): raise UsageError('not confirmed; nothing was sent')
 
+# %% ../nbs/90_cli.ipynb #2751bb8c
+def missing_line(summary:dict) -> str|None:
+    "One line on how often the method's rule for missing answers decided (`run_summary`'s `missing_rule`); None without a rule."
+    m = summary.get('missing_rule')
+    if not m: return None
+    parts = [f"{m['unread']} unread"] + ([f"{m['no_logprob']} without log-probabilities"] if m['no_logprob'] else [])
+    parts += [f'{v} {k}' for k, v in m.items() if k not in ('name', 'answers', 'unread', 'no_logprob')]   # a method's own counts
+    return (f"checkeval: missing answers: rule '{m['name']}' decided {m['unread'] + m['no_logprob']} of {m['answers']} answers"
+            f" ({', '.join(parts)})")
+
 # %% ../nbs/90_cli.ipynb #5b610e0c
 DEFAULT_MAX_FAILURE_RATE = 0.5
 
@@ -190,6 +200,7 @@ def run_outcome(summary:dict, max_failure_rate:float=DEFAULT_MAX_FAILURE_RATE) -
              f"{s['errors']} failed"]
     if s['error_reasons']: lines.append('checkeval: failures: ' + '; '.join(f'{n}× {r}' for r, n in s['error_reasons']))
     if s['unparsed_reasons']: lines.append('checkeval: not parsed: ' + '; '.join(f'{n}× {r}' for r, n in s['unparsed_reasons']))
+    if (rule := missing_line(s)): lines.append(rule)
     if not s['answers']: return 1, lines + ['checkeval: error: no answer was obtained: the method produced no answers']
     if not s['answered']: return 1, lines + ['checkeval: error: no answer was obtained: every request failed']
     if s['error_share'] > max_failure_rate:
@@ -283,7 +294,7 @@ def cmd_evaluate(args) -> int:
     s = info.summary
     print(json.dumps({'run': str(info.path), 'items': info.n_items, 'answers': info.n_answers, 'failed': info.n_failed,
                       'answered': s['answered'], 'parsed': s['parsed'], 'errors': s['errors'], 'error_reasons': s['error_reasons'],
-                      'p_yes_missing': s.get('p_yes_missing', 0),
+                      'p_yes_missing': s.get('p_yes_missing', 0), 'missing_rule': s.get('missing_rule'),
                       'usage': info.usage}, default=str, ensure_ascii=False))
     return rc
 

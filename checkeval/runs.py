@@ -25,46 +25,65 @@ from .judges.types import check_no_secrets
 from .results import METAEVAL_FILE, write_scores
 
 # %% auto #0
-__all__ = ['METHODS_PACKAGE', 'RUN_SETTINGS', 'MethodOptions', 'MethodSpec', 'register_method', 'discover_methods', 'method_spec',
-           'get_method', 'list_methods', 'MethodResult', 'make_answer', 'yes_ratio_judgments', 'canonical_hash',
-           'git_state', 'package_versions', 'data_checksums', 'provenance', 'OptionError', 'check_limit',
-           'check_options', 'type_words', 'validate_options', 'slugify', 'variant_name', 'run_dir', 'run_key',
-           'run_lock', 'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments', 'sample_kind',
-           'select_items', 'RunInfo', 'resolve_dimensions', 'run_summary', 'resolve_judge_options', 'check_request',
-           'run_path', 'evaluate']
+__all__ = ['METHODS_PACKAGE', 'RUN_SETTINGS', 'MethodOptions', 'MissingRule', 'MethodSpec', 'register_method', 'discover_methods',
+           'method_spec', 'get_method', 'list_methods', 'missing_rules', 'MethodResult', 'make_answer',
+           'yes_ratio_judgments', 'canonical_hash', 'git_state', 'package_versions', 'data_checksums', 'provenance',
+           'OptionError', 'check_limit', 'check_options', 'type_words', 'validate_options', 'slugify', 'variant_name',
+           'run_dir', 'run_key', 'run_lock', 'run_checksums', 'sum_usage', 'save_run', 'load_run', 'load_judgments',
+           'sample_kind', 'select_items', 'RunInfo', 'resolve_dimensions', 'missing_counts', 'p_yes_missing',
+           'run_summary', 'resolve_judge_options', 'check_request', 'run_path', 'evaluate']
 
 # %% ../nbs/04_runs.ipynb #9899c1be
 class MethodOptions(BaseModel):
     "The base of a method's typed options: unknown names and values of the wrong type are refused (strictly: no `'4'` for `4`)."
     model_config = ConfigDict(extra='forbid', strict=True, arbitrary_types_allowed=True)
 
+# %% ../nbs/04_runs.ipynb #293fe1af
+@dataclass(frozen=True)
+class MissingRule:
+    """A method's rule for the answers it cannot use. `unread`: what its score does with an answer whose reply could not be
+    read (or that got no reply); `no_logprob`: where it reads P(yes) or a rating distribution, what it does when the answer
+    is not among the top log-probabilities (None: it reads none); `source`: the paper section or released file the rule
+    follows, or "project's" where both are silent; `count(answers, artifacts)`: the method's own count of the answers
+    each part decided, a dict merged over the default one (`missing_counts`)."""
+    name: str
+    unread: str
+    no_logprob: str|None
+    source: str
+    count: Callable|None = field(default=None, compare=False, repr=False)
+
 # %% ../nbs/04_runs.ipynb #de24a818
 @dataclass(frozen=True)
 class MethodSpec:
     """A registered method: its function, its options model, the options that name judges, its weak-judge form (the options
-    that ask a judge too weak to write a list one question per request) and its own check of a request (run before anything is written)."""
+    that ask a judge too weak to write a list one question per request), its own check of a request (run before anything is written)
+    and its rule for missing answers (`MissingRule`)."""
     name: str
     fn: Callable
     options: type[MethodOptions]
     judges: tuple[str, ...] = ()
     weak_forms: Mapping[str, Any] = field(default_factory=dict)
     check: Callable|None = None
+    missing: MissingRule|None = None
 
 _METHODS: dict[str, MethodSpec] = {}
 METHODS_PACKAGE = 'checkeval.methods'
 
 # %% ../nbs/04_runs.ipynb #dcbf6ff4
 def register_method(name:str, options:type[BaseModel]|None=None, judges:Sequence[str]=(), weak_forms:Mapping[str, Any]|None=None,
-                    check:Callable|None=None):
+                    check:Callable|None=None, missing:MissingRule|None=None):
     """Decorator: register `fn(items, judge, dimensions, **options) -> MethodResult` as method `name`, with its options model, judge
-    options, weak-judge form ({option: value}) and `check(judge, **keywords)`, which raises `ValueError` naming what to change."""
+    options, weak-judge form ({option: value}) and `check(judge, **keywords)`, which raises `ValueError` naming what to change,
+    and `missing`, its rule for answers it cannot use (`MissingRule`)."""
     judges = (judges,) if isinstance(judges, str) else tuple(judges)
     if not (isinstance(options, type) and issubclass(options, BaseModel)):
         raise TypeError(f'register_method({name!r}): options must be a pydantic model class (a MethodOptions subclass), not {options!r}')
-    missing = [j for j in [*judges, *(weak_forms or {})] if j not in options.model_fields]
-    if missing: raise TypeError(f'register_method({name!r}): option(s) {missing} are not fields of {options.__name__}')
+    unknown = [j for j in [*judges, *(weak_forms or {})] if j not in options.model_fields]
+    if unknown: raise TypeError(f'register_method({name!r}): option(s) {unknown} are not fields of {options.__name__}')
+    if missing is not None and not isinstance(missing, MissingRule):
+        raise TypeError(f'register_method({name!r}): missing must be a MissingRule, not {missing!r}')
     def _inner(fn):
-        _METHODS[name] = MethodSpec(name, fn, options, judges, dict(weak_forms or {}), check)
+        _METHODS[name] = MethodSpec(name, fn, options, judges, dict(weak_forms or {}), check, missing)
         return fn
     return _inner
 
@@ -102,6 +121,18 @@ def list_methods() -> list[str]:
     "The names of the registered methods (after scanning the methods package), those starting with `_` aside."
     discover_methods()
     return sorted(n for n in _METHODS if not n.startswith('_'))
+
+# %% ../nbs/04_runs.ipynb #be71605b
+def missing_rules(methods:Sequence[str]|None=None) -> pd.DataFrame:
+    """One row per method (default: every registered one): the name of its rule for missing answers, what happens to an
+    answer that could not be read and to one without log-probabilities ('reads none' where it reads none), and its source;
+    empty cells where a method declares no rule."""
+    rows = []
+    for m in (list_methods() if methods is None else methods):
+        r = method_spec(m).missing
+        rows.append(dict(method=m, rule=r.name, unread=r.unread, no_logprob=r.no_logprob or 'reads none', source=r.source) if r
+                    else dict(method=m, rule=None, unread=None, no_logprob=None, source=None))
+    return pd.DataFrame(rows, columns=['method', 'rule', 'unread', 'no_logprob', 'source']).set_index('method')
 
 # %% ../nbs/04_runs.ipynb #8a79250d
 @dataclass
@@ -421,20 +452,35 @@ def resolve_dimensions(benchmark:str, dimensions:Sequence[str|Dimension]|None=No
         res.append(known[d])
     return res
 
+# %% ../nbs/04_runs.ipynb #019dede5
+def missing_counts(answers:Sequence[Answer], rule:MissingRule, artifacts:Mapping|None=None) -> dict:
+    """How often `rule` decided in a run: its name, the answers, `unread` (answers not read: unparsed or no reply) and
+    `no_logprob` (read answers without P(yes) in a run where others have it, `p_yes_missing`; 0 for a rule that reads no
+    log-probabilities), the two disjoint; a rule's own `count` replaces or adds counts (RocketEval: the items filled)."""
+    own = rule.count(answers, artifacts or {}) if rule.count else {}
+    return {'name': rule.name, 'answers': len(answers), 'unread': sum(not a.ok for a in answers),
+            'no_logprob': p_yes_missing(answers) if rule.no_logprob else 0, **own}
+
 # %% ../nbs/04_runs.ipynb #215fe5f7
 def _is_judge_error(a:Answer) -> bool: return a.status.startswith('judge error')
 
-def run_summary(answers:Sequence[Answer], usage:dict|None=None, top:int=3) -> dict:
+def p_yes_missing(answers:Sequence[Answer]) -> int:
+    "Read answers without P(yes) in a run where others have it (neither yes nor no among the top log-probabilities); 0 without any."
+    return sum(a.ok and a.p_yes is None for a in answers) if any(a.p_yes is not None for a in answers) else 0
+
+def run_summary(answers:Sequence[Answer], usage:dict|None=None, top:int=3, missing:MissingRule|None=None,
+                artifacts:Mapping|None=None) -> dict:
     """Answers, answered (the judge replied), parsed, errors (no reply) with the `top` reasons, unparsed reasons, cache hits, and
     `p_yes_missing`: parsed answers without P(yes) in a run where others have it (neither answer among the top
-    log-probabilities: the method's own rule for that case decided, the decoded answer by default)."""
+    log-probabilities), and with the method's rule `missing` how often it decided (`missing_rule`: `missing_counts`)."""
     errs = [a for a in answers if _is_judge_error(a)]
     unparsed = [a for a in answers if not a.ok and not _is_judge_error(a)]
     reasons = lambda xs: [[r, n] for r, n in Counter(a.status.removeprefix('judge error: ')[:160] for a in xs).most_common(top)]
     return dict(answers=len(answers), answered=len(answers) - len(errs), parsed=sum(a.ok for a in answers), errors=len(errs),
                 error_share=len(errs)/len(answers) if answers else None, error_reasons=reasons(errs), unparsed_reasons=reasons(unparsed),
                 cached=(usage or {}).get('cached'), requests=(usage or {}).get('requests'), sent=(usage or {}).get('sent'),
-                p_yes_missing=sum(a.ok and a.p_yes is None for a in answers) if any(a.p_yes is not None for a in answers) else 0)
+                p_yes_missing=p_yes_missing(answers),
+                **({'missing_rule': missing_counts(answers, missing, artifacts)} if missing is not None else {}))
 
 # %% ../nbs/04_runs.ipynb #95036f70
 def resolve_judge_options(method:str, kwargs:dict, judge, make_judge:Callable|None=None) -> dict:
@@ -532,10 +578,11 @@ def evaluate(method:str, benchmark:str, judge, limit:int|None=None, dimensions:S
                       'dimensions': [d.name for d in dims], 'options': options, 'variant': variant, 'item_ids': [it.item_id for it in items]}
             own = own_criteria(benchmark, dims)
             if own: config['criteria'] = [d.to_dict() for d in own]     # the user's definitions and scales, in the run's provenance
+            summary = run_summary(result.answers, usage, missing=method_spec(method).missing, artifacts=result.artifacts)
             if save: save_run(result, path, {**provenance(config, data_checksums(benchmark), judge_obj), 'run_key': key, 'usage': usage,
-                                             **({'other_judges_usage': other_usage} if other_usage else {})}, started_ns=started)
+                                             **({'other_judges_usage': other_usage} if other_usage else {}),
+                                             **({'missing_rule': summary['missing_rule']} if 'missing_rule' in summary else {})}, started_ns=started)
     except BaseException:
         if new: _discard(path, Path(root or runs_dir()))   # a run that failed leaves no folder behind
         raise
-    n_fail = sum(not a.ok for a in result.answers)
-    return RunInfo(path, len(items), len(result.answers), n_fail, usage, run_summary(result.answers, usage)), result
+    return RunInfo(path, len(items), len(result.answers), summary['answers'] - summary['parsed'], usage, summary), result

@@ -135,6 +135,8 @@ def test_every_request_failed_exits_non_zero_with_reasons(paid_env, tmp_path):
     assert 'Traceback' not in r.stderr and 'every request failed' in r.stderr and 'checkeval: failures: ' in r.stderr and 'HTTP 500' in r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out['answered'] == 0 and out['errors'] == out['answers'] == 2 and out['error_reasons']
+    assert out['missing_rule'] == {'name': 'unread sample left out of the mean', 'answers': 2, 'unread': 2, 'no_logprob': 0}
+    assert "checkeval: missing answers: rule 'unread sample left out of the mean' decided 2 of 2 answers (2 unread)" in r.stderr
     answers, _, meta, _ = read_run(out['run'])            # the records are kept: the failures are data
     assert all(a['status'].startswith('judge error') for a in answers)
 

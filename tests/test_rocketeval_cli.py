@@ -68,4 +68,6 @@ def test_checklist_file_and_unparsed_replies_are_nulls(cli_env, tmp_path):
         if a['status'] == 'ok': assert a['value'] in (0.0, 1.0)
         else: assert a['value'] is None and a['status'].startswith('reply is not yes/no')
     assert out['failed'] == sum(a['value'] is None for a in answers) >= 1   # the tiny model's words are rarely yes/no
+    assert out['missing_rule']['unread'] == out['failed'] and out['missing_rule']['no_logprob'] == 0   # decoded: no P(Yes) read
+    assert meta['missing_rule'] == out['missing_rule']
     for j in judgments: assert j['n_failed'] + j['n_answered'] == 2

@@ -14,7 +14,7 @@ from pydantic import Field, PositiveInt
 from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..data import resolve
 from ..data.upstream import load_checkeval_geval_prompt
-from ..runs import MethodOptions, MethodResult, make_answer, register_method
+from ..runs import MethodOptions, MethodResult, MissingRule, make_answer, register_method
 from ..criteria import require_definitions
 from ..parsing import token_text
 from .checkeval.method import MARKDOWN_EMPHASIS, benchmark_task, failure_summary, item_inputs
@@ -22,9 +22,10 @@ from ..prompts import render
 from ..judges.types import Constraint, JudgeRequest, MAX_TOP_LOGPROBS
 
 # %% auto #0
-__all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'parse_score_at', 'parse_score', 'score_token_position', 'weighted_score',
-           'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'allowed_score', 'answer_mode',
-           'rating_judgments', 'run_rating', 'explained_ratings', 'run_geval', 'run_seeval', 'run_likert']
+__all__ = ['STYLES', 'UPSTREAM_PROMPTS', 'RATING_MISSING', 'parse_score_at', 'parse_score', 'score_token_position',
+           'weighted_score', 'upstream_geval_prompt', 'rating_messages', 'RatingOptions', 'allowed_score',
+           'answer_mode', 'rating_judgments', 'run_rating', 'explained_ratings', 'rating_missing_count', 'run_geval',
+           'run_seeval', 'run_likert']
 
 # %% ../../nbs/11_baselines.ipynb #7d801473
 _NUM = r'(\d+(?:\.\d+)?)'
@@ -264,20 +265,37 @@ def explained_ratings(keyed, resps, judge, o:RatingOptions) -> tuple[list, list]
         rating_lp[i] = r2.top_logprobs
     return out, rating_lp
 
+# %% ../../nbs/11_baselines.ipynb #049eb290
+def rating_missing_count(answers:Sequence[Answer], artifacts:dict) -> dict:
+    "The read samples without a probability-weighted score, in a run where others have one (`MissingRule.count`)."
+    if not any(a.meta.get('prob_weighted') is not None for a in answers): return {'no_logprob': 0}
+    return {'no_logprob': sum(a.ok and a.meta.get('prob_weighted') is None for a in answers)}
+
+# %% ../../nbs/11_baselines.ipynb #58dd07f8
+RATING_MISSING = MissingRule(
+    name='unread sample left out of the mean',
+    unread="left out of its item's mean of samples (score='mean', the default); an item with no sample read has no score",
+    no_logprob="no scale value among the top log-probabilities at the score token (or the reply's tokens not aligned with "
+               "its text): the sample has no probability-weighted score and is left out of that mean (the headline with "
+               "score='prob', recorded beside the mean otherwise); an item with none has no weighted score",
+    source="project's: the papers are silent (G-Eval's probability-weighted score; SEEval and the Likert rating as the "
+           "CheckEval paper ran them)",
+    count=rating_missing_count)
+
 # %% ../../nbs/11_baselines.ipynb #d3737781
-@register_method('geval', options=RatingOptions)
+@register_method('geval', options=RatingOptions, missing=RATING_MISSING)
 def run_geval(items, judge, dimensions, **options) -> MethodResult:
     "G-Eval: criteria + evaluation steps + form filling; mean of `n` samples, and probability-weighted score when logprobs exist."
     return run_rating('geval', items, judge, dimensions, **options)
 
 # %% ../../nbs/11_baselines.ipynb #c797ac92
-@register_method('seeval', options=RatingOptions)
+@register_method('seeval', options=RatingOptions, missing=RATING_MISSING)
 def run_seeval(items, judge, dimensions, **options) -> MethodResult:
     "SEEval: self-explanation of the criterion and the text, then the rating."
     return run_rating('seeval', items, judge, dimensions, **options)
 
 # %% ../../nbs/11_baselines.ipynb #ac9e6791
-@register_method('likert', options=RatingOptions)
+@register_method('likert', options=RatingOptions, missing=RATING_MISSING)
 def run_likert(items, judge, dimensions, **options) -> MethodResult:
     "Direct Likert rating: the number only."
     return run_rating('likert', items, judge, dimensions, **options)

@@ -12,7 +12,7 @@ from ..core import Answer, DataError, Dimension, Item, Judgment
 from ..prompts import render
 from pydantic import PositiveInt, model_validator
 from ..data import manifest, resolve
-from ..runs import MethodOptions, MethodResult, OptionError, make_answer, register_method, variant_name
+from ..runs import MethodOptions, MethodResult, MissingRule, OptionError, make_answer, register_method, variant_name
 from ..criteria import own_criteria
 from ..parsing import extract_json
 from ..data.upstream import load_checkeval_questions
@@ -21,11 +21,11 @@ from ..judges.types import Constraint, JudgeRequest, MAX_TOP_LOGPROBS
 # %% auto #0
 __all__ = ['CRITERIA', 'CRITERIA_ORDER', 'LANGUAGES', 'PAPER_DEFINITIONS', 'CHECKLIST_QUESTION', 'CHECKLIST_MAX_ITEMS',
            'CHECKLIST_SCHEMA', 'PLACEHOLDER_QUESTIONS', 'MODES', 'PAPER_MODE', 'PAPER_LANGUAGE',
-           'PAPER_REFERENCE_FIELD', 'DRY_RUN_COUNTS', 'criterion_definitions', 'summeval_definitions',
-           'checklist_schema', 'answers_schema', 'ReplyError', 'parse_checklist', 'verdict_value',
-           'parse_checklist_answers', 'schema_constraint', 'placeholder_checklist', 'placeholder_answers',
-           'checklist_request', 'evaluation_request', 'f1_score', 'check_eval_prompt', 'reference_field_for',
-           'resolve_options', 'KeypointOptions', 'run_keypoint', 'scores_from_judgments']
+           'PAPER_REFERENCE_FIELD', 'DRY_RUN_COUNTS', 'KEYPOINT_MISSING', 'criterion_definitions',
+           'summeval_definitions', 'checklist_schema', 'answers_schema', 'ReplyError', 'parse_checklist',
+           'verdict_value', 'parse_checklist_answers', 'schema_constraint', 'placeholder_checklist',
+           'placeholder_answers', 'checklist_request', 'evaluation_request', 'f1_score', 'check_eval_prompt',
+           'reference_field_for', 'resolve_options', 'KeypointOptions', 'run_keypoint', 'scores_from_judgments']
 
 # %% ../../nbs/14_keypoint.ipynb #09e4681b
 CRITERIA = {
@@ -452,8 +452,17 @@ def _score_items(items, judge, dimensions, lists, plan, resps, criteria, directi
                                       n_failed=sum(v is None for v in vals), meta={'mode': mode, 'aggregate': 'mean of criteria', 'criteria': list(criteria)}, **base))
     return answers, judgments
 
+# %% ../../nbs/14_keypoint.ipynb #de4b18bd
+KEYPOINT_MISSING = MissingRule(
+    name='released: not yes over the whole checklist',
+    unread="counts as not yes: a direction's score is the yes answers over every item of its checklist; a direction with "
+           "nothing read, or without a checklist, has no score (F1 none when either side has none, a mean of criteria "
+           "none when one has none)",
+    no_logprob=None,
+    source="Check-Eval's released scores (yes over the whole checklist); the paper is silent")
+
 # %% ../../nbs/14_keypoint.ipynb #a4930564
-@register_method('keypoint', options=KeypointOptions, weak_forms={'answers': 'per_question'})
+@register_method('keypoint', options=KeypointOptions, weak_forms={'answers': 'per_question'}, missing=KEYPOINT_MISSING)
 def run_keypoint(items:Sequence[Item], judge, dimensions:Sequence[Dimension], mode:str='auto', criteria=None, language:str='auto',
                  definitions=None, reference_field:str='auto', task:str|None=None, max_tokens:int|None=None, answers:str='list',
                  max_items:int|None=None) -> MethodResult:

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Literal, Optional, Sequence
 import yaml
 from pydantic import Field, PositiveInt, model_validator
 from ...core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question, STAGES, parse_python
-from ...runs import MethodOptions, MethodResult, canonical_hash, make_answer, register_method, validate_options, yes_ratio_judgments
+from ...runs import MethodOptions, MethodResult, MissingRule, canonical_hash, make_answer, register_method, validate_options, yes_ratio_judgments
 from ...settings import ENV_OFFLINE, runs_dir
 from ...parsing import extract_json, normalized_yes, token_text
 from ...data import resolve
@@ -23,8 +23,8 @@ from ...prompts import render
 from ...judges.types import JudgeRequest, Constraint, MAX_TOP_LOGPROBS
 
 # %% auto #0
-__all__ = ['UPSTREAM_EVALUATION_FILE', 'QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply', 'parse_answers_detailed',
-           'parse_answers', 'p_yes_from_logprobs', 'item_inputs', 'question_groups',
+__all__ = ['UPSTREAM_EVALUATION_FILE', 'CHECKEVAL_MISSING', 'QUESTIONNAIRE_COLUMNS', 'reply_schema', 'parse_reply',
+           'parse_answers_detailed', 'parse_answers', 'p_yes_from_logprobs', 'item_inputs', 'question_groups',
            'load_upstream_evaluation_template', 'upstream_evaluation_messages', 'checklist_requests',
            'answers_from_responses', 'failure_summary', 'CheckEvalOptions', 'filter_source', 'shared_checklists',
            'floor_judgments', 'zero_unanswered', 'score_rule_counts', 'run_checkeval', 'export_questionnaire',
@@ -415,8 +415,17 @@ def _checklist_label(o:CheckEvalOptions, checklists:dict, builder, prov:dict) ->
     if o.checklist == 'upstream': return f"{'unfiltered union' if o.stage in ('all', 'union') else 'released ' + o.stage} ({sizes})"
     return f'{o.checklist} ({sizes})'
 
+# %% ../../../nbs/10_checkeval.ipynb #20deecd2
+CHECKEVAL_MISSING = MissingRule(
+    name='released: yes-ratio over the answers read',
+    unread="left out of its item's yes-ratio (the yes answers over the answers read); an item with no answer read scores 0 "
+           "with unanswered='zero' (the paper setting) and has no score with unanswered='none' (the command line's default "
+           "on a user's file); min_answered above 0 leaves an item below that answered share unscored",
+    no_logprob=None,
+    source="CheckEval's released aggregation.py (the yes share of the answers found, 0 for an empty list); the paper is silent")
+
 # %% ../../../nbs/10_checkeval.ipynb #ef11ce44
-@register_method('checkeval', options=CheckEvalOptions, judges=('builder',), weak_forms={'granularity': 'question', 'answer': 'choices'})
+@register_method('checkeval', options=CheckEvalOptions, judges=('builder',), weak_forms={'granularity': 'question', 'answer': 'choices'}, missing=CHECKEVAL_MISSING)
 def run_checkeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], builder=None, **options) -> MethodResult:
     "CheckEval on `items` for `dimensions` with the options of `CheckEvalOptions`; `builder` (a Judge) builds/filters the checklist once."
     if isinstance(builder, (str, list)): raise ValueError('builder must be a Judge (the runner resolves a judge name)')

@@ -13,7 +13,7 @@ from pydantic import Field, PositiveInt
 from ...core import Answer, Checklist, DataError, Dimension, Item, Judgment, Question
 from ...prompts import render
 from ...data import load_benchmark, read_json, resolve
-from ...runs import MethodOptions, MethodResult, make_answer, register_method, variant_name, yes_ratio_judgments
+from ...runs import MethodOptions, MethodResult, MissingRule, make_answer, register_method, variant_name, yes_ratio_judgments
 from ..keypoint import ReplyError, schema_constraint, verdict_value, parse_checklist_answers, answers_schema, placeholder_answers
 from .build import (CONSTRUCTION_SCHEMAS, CONSTRUCTION_STAGES, SUB_QUESTIONS_MAX, build_checklists_lockstep,
                                                   construction_schema, fill_prompt, interacteval_prompt, parse_stage, placeholder_reply,
@@ -24,12 +24,12 @@ from .criteria import criterion_settings, items_ta_samples
 from ...judges.types import JudgeRequest, Constraint, MAX_TOP_LOGPROBS
 
 # %% auto #0
-__all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'DRY_RUN_COUNTS', 'SAMPLE_UNITS', 'interacteval_files',
-           'bullet_lines', 'upstream_rubric', 'upstream_attributes', 'upstream_checklist', 'upstream_samples',
-           'think_aloud_documents', 'parse_attributes', 'think_aloud_request', 'think_aloud_lockstep', 'think_aloud',
-           'load_human_attributes', 'pool_attributes', 'evaluation_request', 'parse_evaluation', 'stratified_sample',
-           'document_sample', 'released_sample', 'benchmark_ta_samples', 'InteractEvalOptions',
-           'checklist_ratio_judgments', 'run_interacteval']
+__all__ = ['TA_CONDITIONS', 'UPSTREAM_DIMENSIONS', 'TA_SCHEMA', 'DRY_RUN_COUNTS', 'SAMPLE_UNITS', 'INTERACTEVAL_MISSING',
+           'interacteval_files', 'bullet_lines', 'upstream_rubric', 'upstream_attributes', 'upstream_checklist',
+           'upstream_samples', 'think_aloud_documents', 'parse_attributes', 'think_aloud_request',
+           'think_aloud_lockstep', 'think_aloud', 'load_human_attributes', 'pool_attributes', 'evaluation_request',
+           'parse_evaluation', 'stratified_sample', 'document_sample', 'released_sample', 'benchmark_ta_samples',
+           'InteractEvalOptions', 'checklist_ratio_judgments', 'run_interacteval']
 
 # %% ../../../nbs/15_interacteval.ipynb #8d085195
 TA_CONDITIONS = ('SL-TA', 'SH-TA', 'ML-TA', 'MH-TA', 'Comb-TA')
@@ -456,8 +456,16 @@ def checklist_ratio_judgments(answers:Sequence[Answer], n_questions:int, scale=N
     return out
 
 
+# %% ../../../nbs/15_interacteval.ipynb #abfcd3d6
+INTERACTEVAL_MISSING = MissingRule(
+    name='released: not yes over the whole checklist',
+    unread="counts as not yes: the score is the yes answers over every checklist question, mapped onto the dimension's "
+           "scale; a summary with no answer read, or a dimension without a checklist, has no score",
+    no_logprob=None,
+    source="InteractEval's released src/main.py (yes_num / total_item_num); the paper is silent")
+
 # %% ../../../nbs/15_interacteval.ipynb #06c1bcc6
-@register_method('interacteval', options=InteractEvalOptions, judges=('builder', 'ta_judges'), weak_forms={'answers': 'per_question'})
+@register_method('interacteval', options=InteractEvalOptions, judges=('builder', 'ta_judges'), weak_forms={'answers': 'per_question'}, missing=INTERACTEVAL_MISSING)
 def run_interacteval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], checklist_source:str='upstream', condition:str='Comb-TA',
                      attributes:str='upstream', ta_judges=None, ta_member:str|None=None, human_attributes:str|None=None, builder=None,
                      components:int=5, rubric:str='auto', sample_frac:float|None=None, sample_seed:int=0, sample_unit:str='released',

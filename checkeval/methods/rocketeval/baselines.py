@@ -10,13 +10,14 @@ from typing import Literal, Optional, Sequence
 from pydantic import Field, PositiveInt
 from ...core import Dimension, Item, Judgment
 from ...prompts import render
-from ...runs import MethodOptions, MethodResult, make_answer, register_method
+from ...runs import MethodOptions, MethodResult, MissingRule, make_answer, register_method
 from ..baselines import parse_score
 from .data import instance_of
 from ...judges.types import JudgeRequest
 
 # %% auto #0
-__all__ = ['STYLE_TOKENS', 'STYLE_SCALES', 'instance_judge_messages', 'InstanceJudgeOptions', 'run_instance_judge']
+__all__ = ['STYLE_TOKENS', 'STYLE_SCALES', 'INSTANCE_JUDGE_MISSING', 'instance_judge_messages', 'InstanceJudgeOptions',
+           'run_instance_judge']
 
 # %% ../../../nbs/12c_rocketeval_baselines.ipynb #32a53c56
 STYLE_TOKENS = {'direct': 8, 'cot': 1024}   # default reply budgets: a digit; a whole analysis (a small judge's grid block caps it)
@@ -37,8 +38,15 @@ class InstanceJudgeOptions(MethodOptions):
     temperature: float = Field(0.0, ge=0)
     scale: Optional[list[float]] = Field(None, min_length=2, max_length=2)   # None: 0-9 (direct), 1-10 (cot)
 
+# %% ../../../nbs/12c_rocketeval_baselines.ipynb #9b3cfa2e
+INSTANCE_JUDGE_MISSING = MissingRule(
+    name='unread score: response unscored',
+    unread='the response has no score (left out of the correlations), the reason in its judgment',
+    no_logprob=None,
+    source="project's: the paper is silent on Direct/CoT replies whose score cannot be read")
+
 # %% ../../../nbs/12c_rocketeval_baselines.ipynb #e9099f4b
-@register_method('instance_judge', options=InstanceJudgeOptions)
+@register_method('instance_judge', options=InstanceJudgeOptions, missing=INSTANCE_JUDGE_MISSING)
 def run_instance_judge(items:Sequence[Item], judge, dimensions:Sequence[Dimension], style:str='direct', max_tokens:int|None=None,
                        temperature:float=0.0, scale:Sequence[float]|None=None) -> MethodResult:
     "An overall score per response from `judge` (`style` direct, 0–9, or cot, 1–10; `scale` another range)."

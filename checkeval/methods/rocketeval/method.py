@@ -13,7 +13,7 @@ from pydantic import Field, PositiveInt, ValidationError
 from ...core import Answer, Checklist, Dimension, Item, Judgment
 from ...prompts import render
 from .criteria import criterion_instances
-from ...runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
+from ...runs import MethodOptions, MethodResult, MissingRule, make_answer, register_method, validate_options, variant_name
 from ...parsing import answer_class, normalized_yes, token_text, yes_no_mass
 from .data import (instance_of, parse_checklist, make_checklist, save_checklists, load_checklists,
     fixed_checklist, mt_bench_instances, read_mt_bench_responses, mt_bench_response_items, load_rocketeval_export, read_annotations,
@@ -21,12 +21,13 @@ from .data import (instance_of, parse_checklist, make_checklist, save_checklists
 from ...judges.types import JudgeRequest, Constraint
 
 # %% auto #0
-__all__ = ['P_YES_RULES', 'FILL', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'OVERALL', 'creation_messages',
-           'create_checklists', 'authors_normalized_yes', 'normalized_score', 'grading_messages', 'grading_request',
-           'grade_items', 'unsupervised_score', 'label_histogram', 'kl_weight', 'fit_query_predictor',
-           'supervised_scores', 'generate_mt_bench_responses', 'RocketEvalOptions', 'check_creator', 'check_grader',
-           'check_rocketeval', 'creator_record', 'rocketeval_responses', 'rocketeval_checklists', 'item_features',
-           'item_fill', 'rocketeval_supervised', 'rocketeval_judgments', 'run_rocketeval']
+__all__ = ['P_YES_RULES', 'FILL', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'P_YES_UNKNOWN', 'ROCKETEVAL_MISSING',
+           'OVERALL', 'creation_messages', 'create_checklists', 'authors_normalized_yes', 'normalized_score',
+           'grading_messages', 'grading_request', 'grade_items', 'unsupervised_score', 'label_histogram', 'kl_weight',
+           'fit_query_predictor', 'supervised_scores', 'generate_mt_bench_responses', 'RocketEvalOptions',
+           'check_creator', 'check_grader', 'check_rocketeval', 'creator_record', 'rocketeval_responses',
+           'rocketeval_checklists', 'item_features', 'item_fill', 'rocketeval_supervised', 'rocketeval_judgments',
+           'rocketeval_missing_count', 'run_rocketeval']
 
 # %% ../../../nbs/12_rocketeval.ipynb #4a7f4101
 def creation_messages(instance:Mapping, min_questions:int=5, max_questions:int=10, prompt_source:str='own') -> list[dict]:
@@ -438,10 +439,35 @@ def rocketeval_judgments(resp_items:Sequence[Item], checklists:Mapping[str, Chec
                                                     'items': sum(len(j.meta['p']) for j in judgments)}
     return judgments
 
+# %% ../../../nbs/12_rocketeval.ipynb #4d02079b
+P_YES_UNKNOWN = ('no logprobs in the response', 'neither Yes nor No among the top 5 logprobs', 'neither yes nor no among the top logprobs')
+
+def rocketeval_missing_count(answers:Sequence[Answer], artifacts:Mapping) -> dict:
+    """RocketEval's counts (`MissingRule.count`): the answers whose P(Yes) is unknown (`no_logprob`), the other answers not
+    read (`unread`: no reply, or a decoded reply that is not Yes or No), and the items the released rule filled (`p_yes_fill`)."""
+    no_lp = sum(a.status in P_YES_UNKNOWN for a in answers)
+    fill = artifacts.get('p_yes_fill')
+    return {'unread': sum(not a.ok for a in answers) - no_lp, 'no_logprob': no_lp,
+            **({f"filled with {fill['fill']:g}": fill['items_filled']} if fill else {})}
+
+# %% ../../../nbs/12_rocketeval.ipynb #6ac06992
+ROCKETEVAL_MISSING = MissingRule(
+    name="released: an unknown item counts 0.5 (p_yes='authors')",
+    unread="an item with no reply (normalized=False: a reply that is not Yes or No) is unknown: with normalized=True and "
+           "p_yes='authors' (the paper setting) it counts 0.5 in its response's mean when another item of the checklist is "
+           "known, otherwise it is left out; a response with no item known has no score; the supervised predictor's "
+           "features always take 0.5",
+    no_logprob="normalized=True: neither Yes nor No among the top 5 tokens (p_yes='authors'; 'sum_top20': no yes/no "
+               "spelling among the top 20) leaves the item unknown, with no fall-back to the decoded reply: 0.5 under "
+               "'authors', left out under 'sum_top20'; normalized=False reads no P(Yes)",
+    source="RocketEval's released code (robust_logprobs: NaN when neither side is in the top 5; the loader fills NaN "
+           "with 0.5); the paper is silent",
+    count=rocketeval_missing_count)
+
 # %% ../../../nbs/12_rocketeval.ipynb #83b2e80d
 OVERALL = Dimension(name='overall', definition='overall quality of the response', scale=(1, 10))
 
-@register_method('rocketeval', options=RocketEvalOptions, judges=('creator',), check=check_rocketeval)
+@register_method('rocketeval', options=RocketEvalOptions, judges=('creator',), check=check_rocketeval, missing=ROCKETEVAL_MISSING)
 def run_rocketeval(items:Sequence[Item], judge, dimensions:Sequence[Dimension], creator=None, **options) -> MethodResult:
     "RocketEval on `items` with `judge` grading and `creator` (a Judge, or None) writing the checklists; options as in `RocketEvalOptions`."
     o = RocketEvalOptions(**validate_options('rocketeval', options))

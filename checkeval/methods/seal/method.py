@@ -18,14 +18,14 @@ from ...prompts import render
 from ...settings import package_dir
 from ...criteria import benchmark_dimensions, own_criteria
 from .criteria import criterion_instantiation
-from ...runs import MethodOptions, MethodResult, make_answer, register_method, validate_options, variant_name
+from ...runs import MethodOptions, MethodResult, MissingRule, make_answer, register_method, validate_options, variant_name
 from .requests import Planned, plan_split, plan_facts, plan_verify, plan_rate, plan_one, sub_dimension_lines
 
 # %% auto #0
-__all__ = ['INPUT_NAMES', 'DEFAULT_LABELS', 'NONSTOPPING_MAX_TOKENS', 'NONSTOPPING_GROUPS', 'SWEEP_RANGES', 'SubDimension',
-           'SealDimension', 'default_config_path', 'load_instantiations', 'instantiation', 'split_sentences',
-           'make_units', 'unit_score', 'dimension_score', 'input_blocks', 'SealOptions', 'stop_cap', 'SealRun',
-           'seal_decompose', 'seal_plan_units', 'seal_verify', 'seal_judgments', 'run_seal', 'sweep_steps',
+__all__ = ['INPUT_NAMES', 'DEFAULT_LABELS', 'NONSTOPPING_MAX_TOKENS', 'NONSTOPPING_GROUPS', 'SEAL_MISSING', 'SWEEP_RANGES',
+           'SubDimension', 'SealDimension', 'default_config_path', 'load_instantiations', 'instantiation',
+           'split_sentences', 'make_units', 'unit_score', 'dimension_score', 'input_blocks', 'SealOptions', 'stop_cap',
+           'SealRun', 'seal_decompose', 'seal_plan_units', 'seal_verify', 'seal_judgments', 'run_seal', 'sweep_steps',
            'threshold_sweep']
 
 # %% ../../../nbs/13_seal.ipynb #ee2c2fe3
@@ -502,8 +502,18 @@ def seal_judgments(answers:Sequence[Answer], expected=None, variant:str|None=Non
                             n_questions=len(counted), n_answered=n_ok, n_failed=len(counted) - n_ok, meta=meta))
     return out
 
+# %% ../../../nbs/13_seal.ipynb #24dc4bd0
+SEAL_MISSING = MissingRule(
+    name='unit with a missing decision left out',
+    unread="a unit with a decision or rating not read has no score and is left out of the dimension's mean of unit "
+           "scores; a dimension with no unit scored has no score. A decomposition not read falls back to pysbd's "
+           "sentences (split_fallback=True, sentence units), else the item has no score; weights not usable: uniform "
+           "(weight_fallback='uniform') or the unit's decisions fail ('fail')",
+    no_logprob=None,
+    source="project's: the paper is silent (Equations 6-7 define the weighted unit score and the mean over units)")
+
 # %% ../../../nbs/13_seal.ipynb #31c2c270
-@register_method('seal', options=SealOptions, weak_forms={'verdicts': 'per_unit'})
+@register_method('seal', options=SealOptions, weak_forms={'verdicts': 'per_unit'}, missing=SEAL_MISSING)
 def run_seal(items:Sequence[Item], judge, dimensions:Sequence[Dimension], **options) -> MethodResult:
     "SEAL (Algorithm 1) on `items` for `dimensions`; `options` as in `SealOptions` (unknown names are an error)."
     o = SealOptions(**validate_options('seal', options))
