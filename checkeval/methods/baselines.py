@@ -274,7 +274,9 @@ def rating_missing_count(answers:Sequence[Answer], artifacts:dict) -> dict:
 # %% ../../nbs/11_baselines.ipynb #58dd07f8
 RATING_MISSING = MissingRule(
     name='unread sample left out of the mean',
-    unread="left out of its item's mean of samples (score='mean', the default); an item with no sample read has no score",
+    unread="left out of its item's mean of samples (score='mean', the default); an item with no sample read has no score; "
+           "score='prob' averages the samples whose weighted score was read (a choices reply outside the scale's whole "
+           "numbers keeps its distribution)",
     no_logprob="no scale value among the top log-probabilities at the score token (or the reply's tokens not aligned with "
                "its text): the sample has no probability-weighted score and is left out of that mean (the headline with "
                "score='prob', recorded beside the mean otherwise); an item with none has no weighted score",
