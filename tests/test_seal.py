@@ -78,6 +78,9 @@ def test_summeval_hand_computed():
     # one split shared by coherence and fluency, one fact request shared by consistency and relevance
     assert [r.meta['template'] for r in s.seen].count('split_sentences') == 1
     assert [r.meta['template'] for r in s.seen].count('monadic_facts') == 1
+    split = next(r.messages[-1]['content'] for r in s.seen if r.meta['template'] == 'split_sentences')
+    assert fenced(split, 'source') == SUMM.source and fenced(split, 'summary') == SUMMARY   # the split shows the source, as the paper's does
+    assert split.index('<source>') < split.index('<summary>') < split.index('Split the summary')
     assert len(s.seen) == 6
     units = {u['dimension']: u for u in res.artifacts['units']}
     assert units['coherence']['segmenter'] == 'judge' and len(units['coherence']['units']) == 3

@@ -53,6 +53,7 @@ class SealDimension(BaseModel):
     verify: Literal['units', 'support'] = 'units'
     inputs: list[Literal[INPUT_NAMES]] = Field(default_factory=list)
     holistic_inputs: list[Literal['source', 'context', 'reference']] = Field(default_factory=list)
+    split_inputs: list[Literal['source', 'context', 'reference']] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)
     source_format: Literal['text', 'turns'] = 'text'
     output_label: str = 'output'
@@ -67,6 +68,8 @@ class SealDimension(BaseModel):
             raise ValueError("verify: support needs unit: facts and exactly one sub-dimension")
         if any(i.endswith('_facts') for i in self.inputs) and self.unit != 'facts':
             raise ValueError('source_facts / reference_facts inputs need unit: facts')
+        if self.split_inputs and self.unit not in ('sentences', 'sentence_pairs'):
+            raise ValueError('split_inputs need sentence units (the judge splits sentences, not facts)')
         if self.verify == 'support' and 'source_facts' not in self.inputs:
             raise ValueError('verify: support needs source_facts among the inputs')
         return self
@@ -300,7 +303,7 @@ def seal_decompose(run:SealRun) -> tuple[dict, dict]:
             c = run.cfgs.get((it.benchmark, d.name))
             if c is None or not c.decomposed: continue
             if c.unit == 'facts': p = plan_facts(it, c, run.mt(4096))
-            elif (run.o.splitter or c.splitter) == 'judge': p = plan_split(it, c, run.mt(1024))
+            elif (run.o.splitter or c.splitter) == 'judge': p = plan_split(it, c, run.mt(1024), input_blocks(it, c, c.split_inputs))
             else: continue
             plan.setdefault(p.rid, p); need[(it.item_id, it.system_id, d.name)] = p.rid
             uses.setdefault(p.rid, []).append([it.benchmark, it.item_id, it.system_id, d.name])

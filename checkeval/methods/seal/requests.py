@@ -84,10 +84,11 @@ def sub_dimension_lines(cfg:SealConfig, whole:bool=False) -> list[str]:
 
 
 # %% ../../../nbs/13c_seal_requests.ipynb #62f9387a
-def plan_split(item:Item, cfg:SealConfig, max_tokens:int=1024) -> Planned:
-    "Stage 1: the judge splits the output into sentences."
-    return Planned(template='split_sentences', vars={'output': item.output, 'output_label': cfg.output_label},
-                   stage='decompose', max_tokens=max_tokens, schema=_strings_schema('sentences'))
+def plan_split(item:Item, cfg:SealConfig, max_tokens:int=1024, blocks:Sequence[dict]=()) -> Planned:
+    "Stage 1: the judge splits the output into sentences, shown the input `blocks` beside it (from `split_inputs`)."
+    v = {'output': item.output, 'output_label': cfg.output_label}
+    if blocks: v['inputs'] = list(blocks)
+    return Planned(template='split_sentences', vars=v, stage='decompose', max_tokens=max_tokens, schema=_strings_schema('sentences'))
 
 # %% ../../../nbs/13c_seal_requests.ipynb #fc6cb151
 def plan_facts(item:Item, cfg:SealConfig, max_tokens:int=4096) -> Planned:
