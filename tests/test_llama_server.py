@@ -103,15 +103,8 @@ def test_rocketeval_p_yes(judge, tmp_path):
     assert all(0.0 <= a.value <= 1.0 and a.p_yes == a.value for a in parsed)
 
 
-# Check-Eval's checklist request: llama-server does not hold this reply to its schema (it opens with a ```json fence), the
-# reply runs to max_tokens and the server answers HTTP 500 "The model produced output that does not match the expected
-# peg-native format" instead of the cut text, so no checklist and no answer
-KEYPOINT_500 = pytest.mark.xfail(reason="llama-server answers Check-Eval's checklist request with HTTP 500 (peg-native format)", strict=False)
-
-
 @pytest.mark.parametrize('method,options', [('seal', {'max_tokens': 60}), ('seal', {'verdicts': 'per_unit', 'max_tokens': 60}),
-                                            pytest.param('keypoint', {'max_tokens': 250}, marks=KEYPOINT_500),
-                                            pytest.param('keypoint', {'answers': 'per_question', 'max_tokens': 250}, marks=KEYPOINT_500)])
+                                            ('keypoint', {'max_tokens': 250}), ('keypoint', {'answers': 'per_question', 'max_tokens': 250})])
 def test_json_schema_methods(judge, tmp_path, method, options):
     "SEAL and Check-Eval, whose replies (units, checklists, verdicts) are held to JSON schemas, and their one-token forms."
     with warnings.catch_warnings():

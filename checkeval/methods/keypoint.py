@@ -78,7 +78,10 @@ def summeval_definitions() -> dict[str, tuple[str, str]]:
     return out
 
 # %% ../../nbs/14_keypoint.ipynb #5e8ad5de
-CHECKLIST_QUESTION = r'^[^?\n]+\?$'   # one line ending with its only question mark
+# one line ending with its only question mark; no quote, backslash or control character either: a grammar that reads the
+# pattern over the raw characters between the JSON string's quotes (llama.cpp's) would otherwise let a `"` in, and the
+# string, never ending in `?"`, would not close
+CHECKLIST_QUESTION = r'^[^?"\\\x00-\x1F]+\?$'
 CHECKLIST_MAX_ITEMS = 15              # the list cap of a token-capped run (`max_items`): a judge repeating itself under an enforced schema ends its list
 
 def checklist_schema(max_items:int|None=None, # at most this many questions; None: as many as the judge writes

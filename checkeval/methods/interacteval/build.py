@@ -112,8 +112,10 @@ CONSTRUCTION_SCHEMAS = {
 }
 
 # %% ../../../nbs/15a_interacteval_build.ipynb #bdd4e302
-_NAME = {'type': 'string', 'pattern': r'^[A-Za-z][^\n]{0,79}$'}     # a component's name: a letter first, one line
-_QUESTION = {'type': 'string', 'pattern': r'^(Is|Are|Does|Do|Did|Was|Were|Has|Have|Can|Could|Would|Will) [^?\n]+\?$'}   # a yes/no question, one line
+# one line, and no quote, backslash or control character: a grammar that reads a pattern over the raw characters between
+# the JSON string's quotes (llama.cpp's) would otherwise let a `"` into the string and the reply out of JSON
+_NAME = {'type': 'string', 'pattern': r'^[A-Za-z][^"\\\x00-\x1F]{0,79}$'}     # a component's name: a letter first
+_QUESTION = {'type': 'string', 'pattern': r'^(Is|Are|Does|Do|Did|Was|Were|Has|Have|Can|Could|Would|Will) [^?"\\\x00-\x1F]+\?$'}   # a yes/no question
 _WORDY = re.compile(r'[^\W\d_]{2}')                                # two letters in a row: not a copied '...' placeholder
 def _asks(q:str) -> bool: return q.endswith('?') and bool(_WORDY.search(q))
 SUB_QUESTIONS_MAX = 5                                                # sub-questions per component, at most
