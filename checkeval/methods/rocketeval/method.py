@@ -21,7 +21,7 @@ from .data import (instance_of, parse_checklist, make_checklist, save_checklists
 from ...judges.types import JudgeRequest, Constraint
 
 # %% auto #0
-__all__ = ['P_YES_RULES', 'FILL', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'P_YES_UNKNOWN', 'ROCKETEVAL_MISSING',
+__all__ = ['P_YES_RULES', 'FILL', 'P_YES_UNKNOWN', 'YES_NO', 'PLUMBING_BACKENDS', 'PLUMBING_JUDGES', 'ROCKETEVAL_MISSING',
            'OVERALL', 'creation_messages', 'create_checklists', 'authors_normalized_yes', 'normalized_score',
            'grading_messages', 'grading_request', 'grade_items', 'unsupervised_score', 'label_histogram', 'kl_weight',
            'fit_query_predictor', 'supervised_scores', 'generate_mt_bench_responses', 'RocketEvalOptions',
@@ -85,15 +85,18 @@ def authors_normalized_yes(top_logprobs:Mapping[str, float]|None, k:int=5) -> fl
     return best['Yes'] / (best['Yes'] + best['No']) if best['Yes'] + best['No'] > 0 else None
 
 # %% ../../../nbs/12_rocketeval.ipynb #dda9d648
+# why a P(Yes) is unknown (the answer's status; `rocketeval_missing_count` counts them)
+P_YES_UNKNOWN = ('no logprobs in the response', 'neither Yes nor No among the top 5 logprobs', 'neither yes nor no among the top logprobs')
+
 def normalized_score(top_logprobs:Mapping[str, float]|None, rule:str='authors') -> tuple[float|None, str]:
     "P(Yes) / (P(Yes) + P(No)) from the first token's top log-probabilities under `rule`, and 'ok' or the reason it is unknown."
     if rule not in P_YES_RULES: raise ValueError(f"p_yes must be one of {P_YES_RULES}, not {rule!r}")
-    if not top_logprobs: return None, 'no logprobs in the response'
+    if not top_logprobs: return None, P_YES_UNKNOWN[0]
     if rule == 'authors':
         p = authors_normalized_yes(top_logprobs)
-        return (p, 'ok') if p is not None else (None, 'neither Yes nor No among the top 5 logprobs')
+        return (p, 'ok') if p is not None else (None, P_YES_UNKNOWN[1])
     p = normalized_yes(top_logprobs, position=0)
-    if p is None: return None, 'neither yes nor no among the top logprobs'
+    if p is None: return None, P_YES_UNKNOWN[2]
     return p, 'ok'
 
 # %% ../../../nbs/12_rocketeval.ipynb #58af7862
@@ -440,8 +443,6 @@ def rocketeval_judgments(resp_items:Sequence[Item], checklists:Mapping[str, Chec
     return judgments
 
 # %% ../../../nbs/12_rocketeval.ipynb #4d02079b
-P_YES_UNKNOWN = ('no logprobs in the response', 'neither Yes nor No among the top 5 logprobs', 'neither yes nor no among the top logprobs')
-
 def rocketeval_missing_count(answers:Sequence[Answer], artifacts:Mapping) -> dict:
     """RocketEval's counts (`MissingRule.count`): the answers whose P(Yes) is unknown (`no_logprob`), the other answers not
     read (`unread`: no reply, or a decoded reply that is not Yes or No), and the items the released rule filled (`p_yes_fill`)."""
